@@ -1,0 +1,257 @@
+package deployment
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// equalIgnoreHash reports whether two pod templates are semantically equal
+// once their pod-template-hash labels are ignored. The Deployment's template
+// has no hash label; its ReplicaSets' templates do.
+func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
+	a, b = a.DeepCopy(), b.DeepCopy()
+	delete(a.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
+	delete(b.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
+	return equality.Semantic.DeepEqual(a, b)
+}
+
+// findNewReplicaSet returns the ReplicaSet running d's current template, or
+// nil. Should several match (possible after upgrades changed defaulting), the
+// oldest wins: creation time, then name. A ReplicaSet being deleted can be
+// chosen. rss is sorted in place by creation time, as upstream does.
+func findNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	sortByCreation(rss)
+	for _, rs := range rss {
+		if equalIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+			return rs
+		}
+	}
+	return nil
+}
+
+// findOldReplicaSets splits out every ReplicaSet of d that is not the new one:
+// withPods keeps those whose spec.replicas is not 0, all keeps them all. rss
+// is sorted in place by creation time.
+func findOldReplicaSets(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (withPods, all []*appsv1.ReplicaSet) {
+	newRS := findNewReplicaSet(d, rss)
+	for _, rs := range rss {
+		if newRS != nil && rs.UID == newRS.UID {
+			continue
+		}
+		all = append(all, rs)
+		if rsSpecReplicas(rs) != 0 {
+			withPods = append(withPods, rs)
+		}
+	}
+	return withPods, all
+}
+
+// filterActiveReplicaSets keeps the non-nil ReplicaSets with spec.replicas > 0.
+func filterActiveReplicaSets(rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
+	var active []*appsv1.ReplicaSet
+	for _, rs := range rss {
+		if rs != nil && rsSpecReplicas(rs) > 0 {
+			active = append(active, rs)
+		}
+	}
+	return active
+}
+
+// findActiveOrLatest returns the ReplicaSet that takes all of a scale when at
+// most one is active: the active one, or with none active the new one, or
+// else the newest old one. It returns nil with several active (those are
+// scaled proportionally) or with no ReplicaSets at all. oldRSs is sorted in
+// place, newest first.
+func findActiveOrLatest(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	if newRS == nil && len(oldRSs) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(oldRSs, func(a, b *appsv1.ReplicaSet) int { return compareByCreation(b, a) })
+	active := filterActiveReplicaSets(append(slices.Clip(oldRSs), newRS))
+	switch len(active) {
+	case 0:
+		if newRS != nil {
+			return newRS
+		}
+		return oldRSs[0]
+	case 1:
+		return active[0]
+	default:
+		return nil
+	}
+}
+
+// replicaCount sums spec.replicas over rss (nil entries skipped).
+func replicaCount(rss []*appsv1.ReplicaSet) int32 {
+	var n int32
+	for _, rs := range rss {
+		if rs != nil {
+			n += rsSpecReplicas(rs)
+		}
+	}
+	return n
+}
+
+// actualReplicaCount sums status.replicas over rss (nil entries skipped).
+func actualReplicaCount(rss []*appsv1.ReplicaSet) int32 {
+	var n int32
+	for _, rs := range rss {
+		if rs != nil {
+			n += rs.Status.Replicas
+		}
+	}
+	return n
+}
+
+// readyReplicaCount sums status.readyReplicas over rss (nil entries skipped).
+func readyReplicaCount(rss []*appsv1.ReplicaSet) int32 {
+	var n int32
+	for _, rs := range rss {
+		if rs != nil {
+			n += rs.Status.ReadyReplicas
+		}
+	}
+	return n
+}
+
+// availableReplicaCount sums status.availableReplicas over rss (nil entries skipped).
+func availableReplicaCount(rss []*appsv1.ReplicaSet) int32 {
+	var n int32
+	for _, rs := range rss {
+		if rs != nil {
+			n += rs.Status.AvailableReplicas
+		}
+	}
+	return n
+}
+
+// isSaturated reports whether rs holds all of d's pods: its size and its
+// desired-replicas annotation equal spec.replicas and all of them are
+// available.
+func isSaturated(d *appsv1.Deployment, rs *appsv1.ReplicaSet) bool {
+	if rs == nil {
+		return false
+	}
+	// Atoi, not the stricter annotation parser: upstream accepts "+3" here.
+	desired, err := strconv.Atoi(rs.Annotations[DesiredReplicasAnnotation])
+	if err != nil {
+		return false
+	}
+	replicas := specReplicas(d)
+	return rsSpecReplicas(rs) == replicas &&
+		int64(desired) == int64(replicas) &&
+		rs.Status.AvailableReplicas == replicas
+}
+
+// newRSNewReplicas is the size the new ReplicaSet should reach in this
+// rollout step. RollingUpdate grows it toward spec.replicas as far as
+// spec.replicas + maxSurge allows over all ReplicaSets (never shrinking it);
+// Recreate sizes it to spec.replicas at once. A nil maxSurge is an error here,
+// as upstream (which resolves it without defaulting) reports.
+func newRSNewReplicas(d *appsv1.Deployment, allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (int32, error) {
+	replicas := specReplicas(d)
+	switch d.Spec.Strategy.Type {
+	case appsv1.RollingUpdateDeploymentStrategyType:
+		var surgeValue *intstr.IntOrString
+		if ru := d.Spec.Strategy.RollingUpdate; ru != nil {
+			surgeValue = ru.MaxSurge
+		}
+		surge, err := scaledValue(surgeValue, replicas, true)
+		if err != nil {
+			return 0, err
+		}
+		current := replicaCount(allRSs)
+		limit := replicas + surge
+		newSize := rsSpecReplicas(newRS)
+		if current >= limit {
+			return newSize, nil
+		}
+		return newSize + min(limit-current, replicas-newSize), nil
+	case appsv1.RecreateDeploymentStrategyType:
+		return replicas, nil
+	default:
+		return 0, fmt.Errorf("deployment type %v isn't supported", d.Spec.Strategy.Type)
+	}
+}
+
+// oldPodsRunning reports whether a Recreate rollout must still wait for old
+// pods: an old ReplicaSet reports pods, or a pod of a ReplicaSet other than
+// newRS is in any phase but Failed or Succeeded (Unknown counts as running).
+func oldPodsRunning(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet, podMap map[types.UID][]*corev1.Pod) bool {
+	if actualReplicaCount(oldRSs) > 0 {
+		return true
+	}
+	for rsUID, pods := range podMap {
+		if newRS != nil && newRS.UID == rsUID {
+			continue
+		}
+		for _, pod := range pods {
+			switch pod.Status.Phase {
+			case corev1.PodFailed, corev1.PodSucceeded:
+			default:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// compareByCreation orders ReplicaSets oldest first, by name on equal
+// creation times (creation times have a one-second resolution).
+func compareByCreation(a, b *appsv1.ReplicaSet) int {
+	if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return cmp.Compare(a.Name, b.Name)
+	}
+	if a.CreationTimestamp.Before(&b.CreationTimestamp) {
+		return -1
+	}
+	return 1
+}
+
+// sortByCreation sorts rss oldest first (creation time, then name).
+func sortByCreation(rss []*appsv1.ReplicaSet) {
+	slices.SortStableFunc(rss, compareByCreation)
+}
+
+// sortBySizeOlderFirst sorts rss largest first, older first among equals:
+// the order for scaling down proportionally.
+func sortBySizeOlderFirst(rss []*appsv1.ReplicaSet) {
+	slices.SortStableFunc(rss, func(a, b *appsv1.ReplicaSet) int {
+		if c := cmp.Compare(rsSpecReplicas(b), rsSpecReplicas(a)); c != 0 {
+			return c
+		}
+		return compareByCreation(a, b)
+	})
+}
+
+// sortBySizeNewerFirst sorts rss largest first, newer first among equals:
+// the order for scaling up proportionally.
+func sortBySizeNewerFirst(rss []*appsv1.ReplicaSet) {
+	slices.SortStableFunc(rss, func(a, b *appsv1.ReplicaSet) int {
+		if c := cmp.Compare(rsSpecReplicas(b), rsSpecReplicas(a)); c != 0 {
+			return c
+		}
+		return compareByCreation(b, a)
+	})
+}
+
+// sortByRevision sorts rss by revision, oldest first; equal or unparsable
+// revisions fall back to creation time, then name.
+func sortByRevision(rss []*appsv1.ReplicaSet) {
+	slices.SortStableFunc(rss, func(a, b *appsv1.ReplicaSet) int {
+		ra, errA := Revision(a)
+		rb, errB := Revision(b)
+		if errA != nil || errB != nil || ra == rb {
+			return compareByCreation(a, b)
+		}
+		return cmp.Compare(ra, rb)
+	})
+}
