@@ -1,0 +1,47 @@
+package handler
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// ObjectKey returns obj's "namespace/name", or "name" for a cluster-scoped
+// object: the key cache.MetaNamespaceKeyFunc computes and
+// cache.SplitMetaNamespaceKey splits.
+func ObjectKey(obj metav1.Object) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return ns + "/" + obj.GetName()
+	}
+	return obj.GetName()
+}
+
+// ObjectNamespacedName returns obj's namespace and name.
+func ObjectNamespacedName(obj metav1.Object) types.NamespacedName {
+	return types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+}
+
+// ForObject returns a Handler that enqueues the object of each event, keyed
+// by key: ObjectKey for string keys, ObjectNamespacedName for
+// types.NamespacedName keys, or a function of your own.
+//
+// An object's key must not change over its life (as namespace and name do
+// not), since updates only map the new object.
+func ForObject[K comparable](key func(obj metav1.Object) K) Handler[K] {
+	return Handler[K]{
+		keys: func(dst []K, obj metav1.Object) []K {
+			return append(dst, key(obj))
+		},
+		sameKeyForOld: true,
+	}
+}
+
+// Map returns a Handler that enqueues the keys mapKeys returns for each
+// event's object (for updates, for both the old and the new object). mapKeys
+// may return nil to enqueue nothing.
+func Map[K comparable](mapKeys func(obj metav1.Object) []K) Handler[K] {
+	return Handler[K]{
+		keys: func(dst []K, obj metav1.Object) []K {
+			return appendNew(dst, mapKeys(obj))
+		},
+	}
+}
