@@ -1,0 +1,55 @@
+package workqueue
+
+import (
+	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+// newTestQueue returns a queue on a fake clock, shut down when the test ends.
+func newTestQueue(t *testing.T, opts Options[string]) (*Queue[string], *clocktesting.FakeClock) {
+	t.Helper()
+	clk := clocktesting.NewFakeClock(time.Unix(1_000_000, 0))
+	if opts.Clock == nil {
+		opts.Clock = clk
+	}
+	q := New(opts)
+	t.Cleanup(q.ShutDown)
+	return q, clk
+}
+
+// mustGet hands out the next key, failing the test on shutdown.
+func mustGet(t *testing.T, q *Queue[string]) string {
+	t.Helper()
+	k, shutdown := q.Get()
+	if shutdown {
+		t.Fatalf("Get reported shutdown")
+	}
+	return k
+}
+
+// getAll hands out n keys (and marks them done), returning them in order.
+func getAll(t *testing.T, q *Queue[string], n int) []string {
+	t.Helper()
+	var out []string
+	for range n {
+		k := mustGet(t, q)
+		out = append(out, k)
+		q.Done(k)
+	}
+	return out
+}
+
+// waitFor polls cond until it holds; it never sleeps on a timer guess,
+// it yields until the goroutine it waits for has run.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

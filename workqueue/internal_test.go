@@ -1,0 +1,8 @@
+package workqueue
+
+// timerIsRunning reports whether the timer goroutine is alive.
+func (q *Queue[T]) timerIsRunning() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.timerRunning
+}

@@ -1,0 +1,342 @@
+package workqueue
+
+// noIndex marks the absence of a node, lane or level.
+const noIndex = ^uint32(0)
+
+// agedShare is how often the starvation guard gets a turn: one Get in
+// agedShare serves a starving lower level, the rest serve the top level.
+const agedShare = 4
+
+// readyNode is one ready key (or one held key: ready, but in flight, so not
+// linked anywhere until Done).
+type readyNode[T comparable] struct {
+	key T
+	// readyAt is when the key became ready, on the queue's clock; kept only
+	// when metrics are on (queue latency).
+	readyAt int64
+	// seq is the hand-out count when the key became ready: the starvation
+	// guard's notion of age.
+	seq uint64
+	// prev/next link the lane's FIFO; next also links the free list.
+	prev, next uint32
+	// older/newer link the level's arrival order.
+	older, newer uint32
+	lane         uint32
+}
+
+// lane is one fairness lane of one priority level: a FIFO of nodes, and a
+// member of its level's ring of non-empty lanes.
+type lane struct {
+	name       string
+	head, tail uint32
+	prev, next uint32 // the level's ring; next also links the free list
+	level      uint32
+}
+
+// level holds the ready keys of one priority.
+type level struct {
+	prio  int32
+	count int
+	// cursor is the lane served next; the ring of non-empty lanes is
+	// served round-robin from here.
+	cursor uint32
+	// oldest/newest are the ends of the arrival order.
+	oldest, newest uint32
+	// soleLane is the only lane when the queue has no lane function.
+	soleLane uint32
+	lanes    map[string]uint32
+}
+
+// readyQueue orders ready keys by (priority desc, lane round-robin, FIFO).
+// Nodes, lanes and levels live in slices and are recycled, so steady-state
+// traffic does not allocate. It is not safe for concurrent use: the Queue's
+// mutex guards it.
+type readyQueue[T comparable] struct {
+	nodes    []readyNode[T]
+	freeNode uint32
+	live     int // allocated nodes, linked or held
+
+	lanes    []lane
+	freeLane uint32
+
+	levels     []level
+	freeLevels []uint32
+	// active lists the non-empty levels by priority, highest first.
+	active []uint32
+
+	laneOf          func(T) string
+	starvationLimit uint64 // zero disables the guard
+	handedOut       uint64
+	agedCredit      int
+
+	count int // linked nodes
+}
+
+func newReadyQueue[T comparable](laneOf func(T) string, starvationLimit int) readyQueue[T] {
+	r := readyQueue[T]{freeNode: noIndex, freeLane: noIndex, laneOf: laneOf}
+	switch {
+	case starvationLimit == 0:
+		r.starvationLimit = DefaultStarvationLimit
+	case starvationLimit > 0:
+		r.starvationLimit = uint64(starvationLimit)
+	}
+	return r
+}
+
+// alloc returns an unlinked node for key.
+func (r *readyQueue[T]) alloc(key T, readyAt int64) uint32 {
+	r.live++
+	n := r.freeNode
+	if n == noIndex {
+		n = uint32(len(r.nodes))
+		r.nodes = append(r.nodes, readyNode[T]{key: key, readyAt: readyAt})
+		return n
+	}
+	r.freeNode = r.nodes[n].next
+	r.nodes[n] = readyNode[T]{key: key, readyAt: readyAt}
+	return n
+}
+
+// free recycles an unlinked node. When nothing is left it gives the arenas
+// back, so a burst does not pin its memory.
+func (r *readyQueue[T]) free(n uint32) {
+	var zero T
+	r.nodes[n].key = zero // do not keep the key reachable
+	r.nodes[n].next = r.freeNode
+	r.freeNode = n
+	r.live--
+	if r.live == 0 && cap(r.nodes) > 4096 {
+		r.nodes, r.freeNode = nil, noIndex
+		r.lanes, r.freeLane = nil, noIndex
+	}
+}
+
+// push queues key at prio and returns its node.
+func (r *readyQueue[T]) push(key T, prio int32, readyAt int64) uint32 {
+	n := r.alloc(key, readyAt)
+	r.link(n, prio, r.handedOut)
+	return n
+}
+
+// link appends node n to the tail of its lane at prio.
+func (r *readyQueue[T]) link(n uint32, prio int32, seq uint64) {
+	li := r.levelFor(prio)
+	lv := &r.levels[li]
+	ln := r.laneFor(li, r.nodes[n].key)
+	node := &r.nodes[n]
+	node.seq, node.lane = seq, ln
+
+	l := &r.lanes[ln]
+	node.prev, node.next = l.tail, noIndex
+	if l.tail == noIndex {
+		l.head = n
+	} else {
+		r.nodes[l.tail].next = n
+	}
+	l.tail = n
+
+	node.older, node.newer = lv.newest, noIndex
+	if lv.newest == noIndex {
+		lv.oldest = n
+	} else {
+		r.nodes[lv.newest].newer = n
+	}
+	lv.newest = n
+	lv.count++
+	r.count++
+}
+
+// unlink takes node n out of its lane and level, dropping whichever becomes
+// empty. The node stays allocated.
+func (r *readyQueue[T]) unlink(n uint32) {
+	node := &r.nodes[n]
+	ln := node.lane
+	l := &r.lanes[ln]
+	li := l.level
+	lv := &r.levels[li]
+
+	if node.prev == noIndex {
+		l.head = node.next
+	} else {
+		r.nodes[node.prev].next = node.next
+	}
+	if node.next == noIndex {
+		l.tail = node.prev
+	} else {
+		r.nodes[node.next].prev = node.prev
+	}
+
+	if node.older == noIndex {
+		lv.oldest = node.newer
+	} else {
+		r.nodes[node.older].newer = node.newer
+	}
+	if node.newer == noIndex {
+		lv.newest = node.older
+	} else {
+		r.nodes[node.newer].older = node.older
+	}
+	lv.count--
+	r.count--
+
+	if l.head == noIndex {
+		r.dropLane(li, ln)
+	}
+	if lv.count == 0 {
+		r.dropLevel(li)
+	}
+}
+
+// move re-queues node n at a new priority, keeping its age.
+func (r *readyQueue[T]) move(n uint32, prio int32) {
+	seq := r.nodes[n].seq
+	r.unlink(n)
+	r.link(n, prio, seq)
+}
+
+// pop unlinks and returns the next node to hand out. The queue must not be
+// empty.
+func (r *readyQueue[T]) pop() uint32 {
+	li := r.chooseLevel()
+	lv := &r.levels[li]
+	ln := lv.cursor
+	n := r.lanes[ln].head
+	lv.cursor = r.lanes[ln].next
+	r.unlink(n)
+	r.handedOut++
+	return n
+}
+
+// chooseLevel picks the top level, except on the starvation guard's turn.
+func (r *readyQueue[T]) chooseLevel() uint32 {
+	top := r.active[0]
+	if len(r.active) == 1 || r.starvationLimit == 0 {
+		return top
+	}
+	starving, seq := noIndex, uint64(0)
+	for _, li := range r.active[1:] {
+		s := r.nodes[r.levels[li].oldest].seq
+		if starving == noIndex || s < seq {
+			starving, seq = li, s
+		}
+	}
+	if r.handedOut-seq < r.starvationLimit {
+		return top
+	}
+	if r.agedCredit > 0 {
+		r.agedCredit--
+		return top
+	}
+	r.agedCredit = agedShare - 1
+	return starving
+}
+
+// levelFor returns the level of prio, making it active if needed.
+func (r *readyQueue[T]) levelFor(prio int32) uint32 {
+	pos := len(r.active)
+	for i, li := range r.active {
+		p := r.levels[li].prio
+		if p == prio {
+			return li
+		}
+		if p < prio {
+			pos = i
+			break
+		}
+	}
+	var li uint32
+	if k := len(r.freeLevels); k > 0 {
+		li = r.freeLevels[k-1]
+		r.freeLevels = r.freeLevels[:k-1]
+	} else {
+		li = uint32(len(r.levels))
+		r.levels = append(r.levels, level{})
+	}
+	lv := &r.levels[li]
+	lanes := lv.lanes // keep the (empty) map for reuse
+	*lv = level{prio: prio, cursor: noIndex, oldest: noIndex, newest: noIndex, soleLane: noIndex, lanes: lanes}
+	r.active = append(r.active, 0)
+	copy(r.active[pos+1:], r.active[pos:])
+	r.active[pos] = li
+	return li
+}
+
+func (r *readyQueue[T]) dropLevel(li uint32) {
+	for i, a := range r.active {
+		if a == li {
+			r.active = append(r.active[:i], r.active[i+1:]...)
+			break
+		}
+	}
+	r.freeLevels = append(r.freeLevels, li)
+}
+
+// laneFor returns key's lane in level li, creating it at the end of the
+// current round if needed.
+func (r *readyQueue[T]) laneFor(li uint32, key T) uint32 {
+	lv := &r.levels[li]
+	var name string
+	if r.laneOf == nil {
+		if lv.soleLane != noIndex {
+			return lv.soleLane
+		}
+	} else {
+		name = r.laneOf(key)
+		if ln, ok := lv.lanes[name]; ok {
+			return ln
+		}
+	}
+
+	ln := r.freeLane
+	if ln == noIndex {
+		ln = uint32(len(r.lanes))
+		r.lanes = append(r.lanes, lane{})
+	} else {
+		r.freeLane = r.lanes[ln].next
+	}
+	l := &r.lanes[ln]
+	*l = lane{name: name, head: noIndex, tail: noIndex, level: li}
+	if lv.cursor == noIndex {
+		l.prev, l.next = ln, ln
+		lv.cursor = ln
+	} else {
+		// Insert just before the cursor: the new lane waits for the lanes
+		// already in this round, no longer.
+		c := lv.cursor
+		p := r.lanes[c].prev
+		l.prev, l.next = p, c
+		r.lanes[p].next = ln
+		r.lanes[c].prev = ln
+	}
+	if r.laneOf == nil {
+		lv.soleLane = ln
+	} else {
+		if lv.lanes == nil {
+			lv.lanes = make(map[string]uint32)
+		}
+		lv.lanes[name] = ln
+	}
+	return ln
+}
+
+func (r *readyQueue[T]) dropLane(li, ln uint32) {
+	lv := &r.levels[li]
+	l := &r.lanes[ln]
+	if l.next == ln {
+		lv.cursor = noIndex
+	} else {
+		r.lanes[l.prev].next = l.next
+		r.lanes[l.next].prev = l.prev
+		if lv.cursor == ln {
+			lv.cursor = l.next
+		}
+	}
+	if r.laneOf == nil {
+		lv.soleLane = noIndex
+	} else {
+		delete(lv.lanes, l.name)
+	}
+	l.name = ""
+	l.next = r.freeLane
+	r.freeLane = ln
+}
