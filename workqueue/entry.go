@@ -25,9 +25,9 @@ const (
 	indexMask = 1<<29 - 1
 )
 
-func (e entry) place() uint32    { return e.ref & placeMask }
-func (e entry) index() uint32    { return e.ref & indexMask }
-func (e entry) inFlight() bool   { return e.ref&inFlightBit != 0 }
+func (e entry) place() uint32  { return e.ref & placeMask }
+func (e entry) index() uint32  { return e.ref & indexMask }
+func (e entry) inFlight() bool { return e.ref&inFlightBit != 0 }
 func (e entry) at(place, i uint32) entry {
 	e.ref = e.ref&inFlightBit | place | i
 	return e
