@@ -1,0 +1,126 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/klog/v2"
+
+	"github.com/ctrlkit/ctrlkit/workqueue"
+)
+
+// errReconcileTimeout is the cause of a reconcile context that hit
+// Options.ReconcileTimeout, telling it apart from other cancellations.
+var errReconcileTimeout = errors.New("reconcile timeout")
+
+// processNext takes one key, reconciles it and applies the result. It
+// returns false once the queue is shut down and empty.
+func (c *Controller[K]) processNext(ctx context.Context) bool {
+	key, priority, shutdown := c.queue.GetWithPriority()
+	if shutdown {
+		return false
+	}
+	defer c.queue.Done(key)
+	if c.stopping.Load() {
+		// Shutting down: leave the rest of the queue alone.
+		return true
+	}
+	c.reconcileAndApply(ctx, key, priority)
+	return true
+}
+
+// ProcessNextReady reconciles one ready key as a worker would, applying the
+// same result policy, and reports whether there was one. It does not block.
+// It is meant for tests and other callers that drive a controller by hand
+// (package controllertest) and must not be mixed with Run.
+func (c *Controller[K]) ProcessNextReady(ctx context.Context) bool {
+	if c.queue.Len() == 0 || c.queue.ShuttingDown() {
+		return false
+	}
+	return c.processNext(ctx)
+}
+
+// reconcileAndApply runs one Reconcile and applies the error policy.
+func (c *Controller[K]) reconcileAndApply(ctx context.Context, key K, priority int) {
+	c.inFlight.Add(1)
+	defer c.inFlight.Add(-1)
+	if c.metrics != nil {
+		c.metrics.activeWorkers.Inc()
+		defer c.metrics.activeWorkers.Dec()
+		start := c.clock.Now()
+		defer func() { c.metrics.reconcileTime.Observe(c.clock.Since(start).Seconds()) }()
+	}
+
+	log := c.log.WithValues("key", key, "reconcileID", uuid.NewUUID())
+	ctx = klog.NewContext(ctx, log)
+	result, err := c.reconcile(ctx, key)
+
+	switch {
+	case err != nil && IsTerminal(err):
+		c.queue.Forget(key)
+		c.countError(true)
+		log.Error(err, "Reconciler error, not retrying")
+	case err != nil:
+		c.queue.AddWithOpts(workqueue.AddOpts{RateLimited: true, Priority: priority}, key)
+		c.countError(false)
+		log.Error(err, "Reconciler error")
+	case result.RequeueAfter > 0:
+		c.queue.Forget(key)
+		c.queue.AddWithOpts(workqueue.AddOpts{After: result.RequeueAfter, Priority: priority}, key)
+		if c.metrics != nil {
+			c.metrics.requeueAfter.Inc()
+		}
+		log.V(5).Info("Reconciled, requeueing", "after", result.RequeueAfter)
+	default:
+		c.queue.Forget(key)
+		if c.metrics != nil {
+			c.metrics.success.Inc()
+		}
+		log.V(5).Info("Reconciled")
+	}
+}
+
+func (c *Controller[K]) countError(terminal bool) {
+	if c.metrics == nil {
+		return
+	}
+	c.metrics.errored.Inc()
+	c.metrics.errors.Inc()
+	if terminal {
+		c.metrics.terminal.Inc()
+	}
+}
+
+// reconcile calls the reconciler under the reconcile timeout, turning a
+// panic into an error unless panics are to crash the process.
+func (c *Controller[K]) reconcile(ctx context.Context, key K) (result Result, err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if c.metrics != nil {
+			c.metrics.panics.Inc()
+		}
+		if !c.recoverPanic {
+			panic(r)
+		}
+		klog.FromContext(ctx).Error(nil, "Observed a panic in Reconcile", "panic", r, "stacktrace", string(debug.Stack()))
+		result, err = Result{}, fmt.Errorf("panic in Reconcile: %v [recovered]", r)
+	}()
+
+	if c.reconcileTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.reconcileTimeout, errReconcileTimeout)
+		defer cancel()
+		defer func() {
+			if errors.Is(context.Cause(ctx), errReconcileTimeout) && c.metrics != nil {
+				c.metrics.timeouts.Inc()
+			}
+		}()
+	}
+	return c.reconciler.Reconcile(ctx, key)
+}
