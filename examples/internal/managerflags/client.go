@@ -1,0 +1,68 @@
+package managerflags
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/ctrlkit/ctrlkit/controller/manager"
+)
+
+// RESTConfig loads the client configuration: from --kubeconfig and
+// --master, or in-cluster when both are empty, with the flags' rate limits
+// and userAgent.
+func (o *Options) RESTConfig(userAgent string) (*rest.Config, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags(o.Master, o.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("loading client configuration (--kubeconfig %q, --master %q): %w", o.Kubeconfig, o.Master, err)
+	}
+	cfg.QPS = float32(o.KubeAPIQPS)
+	cfg.Burst = o.KubeAPIBurst
+	cfg = rest.AddUserAgent(cfg, userAgent)
+	return cfg, nil
+}
+
+// ManagerOptions converts the flags into the manager's options. client
+// reads and writes the Lease; recorder, if not nil, records leadership
+// events on it.
+func (o *Options) ManagerOptions(client kubernetes.Interface, recorder record.EventRecorder) manager.Options {
+	opts := manager.Options{
+		MetricsAddr:     bindAddress(o.MetricsBindAddress),
+		HealthProbeAddr: bindAddress(o.HealthProbeBindAddress),
+	}
+	if o.LeaderElect {
+		opts.LeaderElection = manager.LeaderElection{
+			Enabled:         true,
+			Client:          client,
+			Namespace:       o.LeaderElectResourceNamespace,
+			Name:            o.LeaderElectResourceName,
+			LeaseDuration:   o.LeaderElectLeaseDuration,
+			RenewDeadline:   o.LeaderElectRenewDeadline,
+			RetryPeriod:     o.LeaderElectRetryPeriod,
+			ReleaseOnCancel: true,
+		}
+		if recorder != nil {
+			opts.LeaderElection.EventRecorder = recorder
+		}
+	}
+	return opts
+}
+
+// NewEventRecorder returns a recorder that writes core/v1 Events as
+// component, the way kube-controller-manager's controllers do, and a
+// function that flushes and stops it. Events need RBAC "create" and "patch"
+// on core "events" (patch: repeated events are counted on one object).
+func NewEventRecorder(ctx context.Context, client kubernetes.Interface, component string) (record.EventRecorder, func()) {
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartStructuredLogging(3)
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: component})
+	return recorder, broadcaster.Shutdown
+}
