@@ -615,3 +615,43 @@ func TestReconcilePauseConditionWrittenFirst(t *testing.T) {
 		t.Errorf("first write's Progressing = %+v; want Unknown/%s", cond, ReasonDeploymentPaused)
 	}
 }
+
+// settle plays the ReplicaSet controller, with every pod available at once,
+// then refills the caches from the API server, so that the next Reconcile
+// sees the world its writes made.
+func (g *syncRig) settle() {
+	g.t.Helper()
+	ctx := g.ctx()
+	rss, err := g.client.AppsV1().ReplicaSets(testNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	var cachedRSs []any
+	for i := range rss.Items {
+		rs := &rss.Items[i]
+		n := ptr.Deref(rs.Spec.Replicas, 1)
+		rs.Status = appsv1.ReplicaSetStatus{
+			Replicas: n, FullyLabeledReplicas: n, ReadyReplicas: n, AvailableReplicas: n,
+			ObservedGeneration: rs.Generation, TerminatingReplicas: ptr.To[int32](0),
+		}
+		if _, err := g.client.AppsV1().ReplicaSets(testNamespace).UpdateStatus(ctx, rs, metav1.UpdateOptions{}); err != nil {
+			g.t.Fatal(err)
+		}
+		cachedRSs = append(cachedRSs, rs.DeepCopy())
+	}
+	if err := g.replicaSets.Replace(cachedRSs, ""); err != nil {
+		g.t.Fatal(err)
+	}
+	ds, err := g.client.AppsV1().Deployments(testNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	var cachedDs []any
+	for i := range ds.Items {
+		cachedDs = append(cachedDs, ds.Items[i].DeepCopy())
+	}
+	if err := g.deployments.Replace(cachedDs, ""); err != nil {
+		g.t.Fatal(err)
+	}
+	g.client.ClearActions()
+}
