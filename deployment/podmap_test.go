@@ -1,0 +1,68 @@
+package deployment
+
+import (
+	"slices"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+)
+
+// Upstream: TestGetPodMapForReplicaSets. Pods are found by their controller
+// reference: every listed ReplicaSet gets an entry; terminating and finished
+// pods count; pods of other owners, orphans and pods of a same-named
+// ReplicaSet with another UID do not.
+func TestPodsByReplicaSet(t *testing.T) {
+	g := newSyncRig(t)
+	d := newDeployment("foo", 2)
+	rs1 := newReplicaSet(d, "a", 2, 0)
+	rs2 := newReplicaSet(d, "b", 0, 0)
+
+	running := newPod(rs1, "running", corev1.PodRunning)
+	terminating := newPod(rs1, "terminating", corev1.PodRunning)
+	terminating.DeletionTimestamp = ptr.To(metav1.NewTime(testEpoch))
+	finished := newPod(rs1, "finished", corev1.PodSucceeded)
+	orphanPod := newPod(rs1, "orphan", corev1.PodRunning)
+	orphanPod.OwnerReferences = nil
+	impostorRS := rs1.DeepCopy()
+	impostorRS.UID = "another-uid"
+	impostor := newPod(impostorRS, "impostor", corev1.PodRunning)
+	elsewhere := newPod(rs1, "elsewhere", corev1.PodRunning)
+	elsewhere.Namespace = "other"
+	g.addCached(running, terminating, finished, orphanPod, impostor, elsewhere)
+
+	podMap, err := g.r.podsByReplicaSet(d, []*appsv1.ReplicaSet{rs1, rs2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(podMap) != 2 {
+		t.Fatalf("%d entries, want one per ReplicaSet", len(podMap))
+	}
+	podNames := func(uid types.UID) []string {
+		var out []string
+		for _, p := range podMap[uid] {
+			out = append(out, p.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := podNames(rs1.UID), []string{"finished", "running", "terminating"}; !slices.Equal(got, want) {
+		t.Errorf("pods of %s: %v, want %v", rs1.Name, got, want)
+	}
+	if pods, ok := podMap[rs2.UID]; !ok || len(pods) != 0 {
+		t.Errorf("pods of %s: %v (present %v), want an empty entry", rs2.Name, pods, ok)
+	}
+}
+
+func TestPodsByReplicaSetRejectsIncompleteOwners(t *testing.T) {
+	g := newSyncRig(t)
+	d := newDeployment("foo", 2)
+	rs := newReplicaSet(d, "a", 2, 0)
+	rs.UID = ""
+	if _, err := g.r.podsByReplicaSet(d, []*appsv1.ReplicaSet{rs}); err == nil {
+		t.Error("want an error for a ReplicaSet without a UID")
+	}
+}
