@@ -25,14 +25,18 @@ const (
 	MaxReplicasAnnotation = "deployment.kubernetes.io/max-replicas"
 )
 
-// Revision returns obj's revision annotation as a number; 0 when absent, an
-// error when present but not an integer.
+// Revision returns obj's revision annotation as a number: 0 when absent;
+// 0 and an error when present but not an int64.
 func Revision(obj metav1.Object) (int64, error) {
 	v, ok := obj.GetAnnotations()[RevisionAnnotation]
 	if !ok {
 		return 0, nil
 	}
-	return strconv.ParseInt(v, 10, 64)
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // maxRevision is the highest revision among rss; unparsable revisions and nil
