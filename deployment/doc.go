@@ -1,0 +1,72 @@
+// Package deployment reconciles Kubernetes Deployments the way
+// kube-controller-manager v1.37 does, as a Reconciler other code embeds.
+//
+// A Reconciler takes the same decisions as upstream's Deployment controller,
+// in the same order and with the same writes, events and conditions: it
+// claims ReplicaSets (adopting orphans, releasing the ones that stopped
+// matching), creates the new ReplicaSet under the same pod-template-hash
+// name, scales proportionally on resizes, rolls out with RollingUpdate or
+// Recreate, honours the legacy rollback annotation, cleans up history and
+// reports status and the progress deadline. A cluster can therefore switch
+// from upstream's controller to this one, and back, without a ReplicaSet
+// being re-created or a pod restarted.
+//
+// # What a Reconciler needs
+//
+// A Config holds a kubernetes.Interface for the writes, listers for
+// Deployments and ReplicaSets, the pod informer's indexer carrying the
+// PodControllerIndex index (AddPodControllerIndex adds it), an event recorder
+// and optionally a clock. The Reconciler keeps no state between calls, starts
+// no goroutines and reads no globals or feature gates; the one behaviour
+// switch upstream takes from a feature gate, status.terminatingReplicas, is
+// Config.TrackTerminatingReplicas.
+//
+// Reconcile(ctx, "namespace/name") runs one pass. It never touches a queue:
+// a rollout that is stalled but not yet past its progress deadline returns a
+// Result with RequeueAfter set, and errors that retrying cannot fix (a
+// terminating namespace, a malformed key) are wrapped with
+// controller.TerminalError. Logs go to klog.FromContext(ctx).
+//
+// # Embedding
+//
+// In this module's controller.Controller, which maps Result and terminal
+// errors onto its queue:
+//
+//	r, err := deployment.New(cfg)
+//	c, err := controller.New[string]("deployment", r, controller.Options[string]{})
+//	// plus watches on the Deployment, ReplicaSet and Pod informers
+//
+// In controller-runtime, adapt the key and the result:
+//
+//	reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+//		res, err := r.Reconcile(ctx, req.Namespace+"/"+req.Name)
+//		if controller.IsTerminal(err) {
+//			err = reconcile.TerminalError(err)
+//		}
+//		return reconcile.Result{RequeueAfter: res.RequeueAfter}, err
+//	})
+//
+// In a plain client-go workqueue loop, the way kube-controller-manager
+// handles its keys (15 retries, then the key is dropped):
+//
+//	key, quit := queue.Get()
+//	if quit {
+//		return
+//	}
+//	res, err := r.Reconcile(ctx, key)
+//	switch {
+//	case err == nil:
+//		queue.Forget(key)
+//		if res.RequeueAfter > 0 {
+//			queue.AddAfter(key, res.RequeueAfter)
+//		}
+//	case !controller.IsTerminal(err) && queue.NumRequeues(key) < 15:
+//		queue.AddRateLimited(key)
+//	default:
+//		queue.Forget(key)
+//	}
+//	queue.Done(key)
+//
+// In a test, call Reconcile directly on a fake clientset with listers built
+// from indexers filled by hand; see the package example.
+package deployment
