@@ -1,0 +1,223 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+const (
+	leaseNS   = "kube-system"
+	leaseName = "ctrlkit-test"
+)
+
+func leOptions(c kubernetes.Interface, id string, release bool) Options {
+	return Options{
+		Logger: quiet(),
+		LeaderElection: LeaderElection{
+			Enabled:         true,
+			Client:          c,
+			Namespace:       leaseNS,
+			Name:            leaseName,
+			ID:              id,
+			ReleaseOnCancel: release,
+		},
+	}
+}
+
+// candidate is one Manager with one leader runnable and one other runnable.
+type candidate struct {
+	m      *Manager
+	leader *fakeRunnable
+	other  *fakeRunnable
+	cancel context.CancelFunc
+	done   <-chan error
+}
+
+func startCandidate(t *testing.T, opts Options, active, maxActive *atomic.Int32) *candidate {
+	t.Helper()
+	m, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &candidate{m: m, leader: newFake("leader-work", true, nil), other: newFake("cache-warmer", false, nil)}
+	c.leader.active, c.leader.maxActive = active, maxActive
+	for _, r := range []Runnable{c.leader, c.other} {
+		if err := m.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	c.cancel = cancel
+	c.done = runInBackground(ctx, m)
+	return c
+}
+
+func (c *candidate) stop(t *testing.T) {
+	t.Helper()
+	c.cancel()
+	if err := <-c.done; err != nil {
+		t.Errorf("%s: Run: %v", c.m.ID(), err)
+	}
+}
+
+func isClosedChan(c <-chan struct{}) bool { return isClosed(c) }
+
+// Two Managers on one Lease: the second runs its other runnables at once but
+// its leader runnable only after the first releases the Lease, well before
+// the Lease would have expired.
+func TestLeaderElectionHandoverOnRelease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset()
+		var active, maxActive atomic.Int32
+
+		a := startCandidate(t, leOptions(client, "a", true), &active, &maxActive)
+		<-a.m.Elected()
+		if got := leaseHolder(t, client, leaseNS, leaseName); got != "a" {
+			t.Fatalf("lease holder = %q, want a", got)
+		}
+
+		b := startCandidate(t, leOptions(client, "b", true), &active, &maxActive)
+		<-b.other.started // non-leader runnables do not wait for the Lease
+		time.Sleep(3 * DefaultLeaseDuration)
+		synctest.Wait()
+		if isClosedChan(b.m.Elected()) || isClosedChan(b.leader.started) {
+			t.Fatal("b became leader while a holds the Lease")
+		}
+
+		a.stop(t)
+		if got := leaseHolder(t, client, leaseNS, leaseName); got != "" {
+			t.Fatalf("after a stopped, lease holder = %q, want released", got)
+		}
+		handover := time.Now()
+		<-b.leader.started
+		if d := time.Since(handover); d >= DefaultLeaseDuration {
+			t.Errorf("b took over after %s, want less than LeaseDuration (release, not expiry)", d)
+		}
+		if got := leaseHolder(t, client, leaseNS, leaseName); got != "b" {
+			t.Fatalf("lease holder = %q, want b", got)
+		}
+		b.stop(t)
+		if n := maxActive.Load(); n != 1 {
+			t.Errorf("at most %d leader runnables ran at once, want 1", n)
+		}
+	})
+}
+
+// Without ReleaseOnCancel the Lease is kept after Run and the standby takes
+// over only once it has expired.
+func TestLeaderElectionTakeoverAfterExpiry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset()
+		var active, maxActive atomic.Int32
+		a := startCandidate(t, leOptions(client, "a", false), &active, &maxActive)
+		<-a.m.Elected()
+		b := startCandidate(t, leOptions(client, "b", false), &active, &maxActive)
+		<-b.other.started
+
+		a.stop(t)
+		if got := leaseHolder(t, client, leaseNS, leaseName); got != "a" {
+			t.Fatalf("after a stopped, lease holder = %q, want a (not released)", got)
+		}
+		stopped := time.Now()
+		<-b.leader.started
+		if d := time.Since(stopped); d < DefaultLeaseDuration-DefaultRetryPeriod {
+			t.Errorf("b took over %s after a stopped, before the Lease could expire", d)
+		}
+		b.stop(t)
+		if n := maxActive.Load(); n != 1 {
+			t.Errorf("at most %d leader runnables ran at once, want 1", n)
+		}
+	})
+}
+
+// When renewals fail, the leader stops its leader runnables, then the others,
+// and Run returns ErrLeaderElectionLost.
+func TestLeaderElectionLost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset()
+		var failUpdates atomic.Bool
+		client.PrependReactor("update", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+			if failUpdates.Load() {
+				return true, nil, errors.New("apiserver unreachable")
+			}
+			return false, nil, nil
+		})
+		rec := &recorder{}
+		m, err := New(leOptions(client, "a", true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		leader, other := newFake("leader-work", true, rec), newFake("cache-warmer", false, rec)
+		for _, r := range []Runnable{leader, other} {
+			if err := m.Add(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		done := runInBackground(t.Context(), m)
+		<-leader.started
+
+		failUpdates.Store(true)
+		lostAt := time.Now()
+		err = <-done
+		if !errors.Is(err, ErrLeaderElectionLost) {
+			t.Fatalf("Run = %v, want ErrLeaderElectionLost", err)
+		}
+		if d := time.Since(lostAt); d > DefaultRenewDeadline+2*DefaultRetryPeriod {
+			t.Errorf("Run returned %s after renewals started failing, want about RenewDeadline", d)
+		}
+		want := []string{"start cache-warmer", "start leader-work", "stop leader-work", "stop cache-warmer"}
+		if got := rec.get(); !equal(got, want) {
+			t.Errorf("events = %q, want %q", got, want)
+		}
+	})
+}
+
+// A candidate that is not leader still starts its informers and other
+// runnables, and is ready: failover starts with warm caches.
+func TestStandbyIsWarmAndReady(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset()
+		var active, maxActive atomic.Int32
+		a := startCandidate(t, leOptions(client, "a", true), &active, &maxActive)
+		<-a.m.Elected()
+
+		m, err := New(leOptions(client, "b", true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := newFakeFactory(nil)
+		leader := newFake("leader-work", true, nil) // never synced: not started here
+		other := newFake("cache-warmer", false, nil)
+		other.synced.Store(true)
+		mustAdd(t, m, leader, other)
+		if err := m.AddInformerFactory(f); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := runInBackground(ctx, m)
+		<-f.started
+		<-other.started
+		close(f.sync)
+		synctest.Wait()
+		if code, body := probe(m.readyz.handler("/readyz"), "/readyz"); code != 200 {
+			t.Errorf("standby /readyz = %d %q, want 200", code, body)
+		}
+		if isClosedChan(leader.started) {
+			t.Error("standby started its leader runnable")
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		a.stop(t)
+	})
+}

@@ -1,0 +1,234 @@
+package manager
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// Errors returned by Run.
+var (
+	// ErrLeaderElectionLost means this process stopped holding the Lease
+	// while running. The process should exit: a standby is taking over.
+	ErrLeaderElectionLost = errors.New("manager: leader election lost")
+	// ErrShutdownTimeout means something did not stop within
+	// Options.GracefulShutdownTimeout; the error names who.
+	ErrShutdownTimeout = errors.New("manager: graceful shutdown timed out")
+)
+
+// Manager runs informer factories and runnables (controllers and others) in
+// one process, with optional leader election, health and metrics endpoints
+// and an ordered graceful shutdown. See the package documentation.
+//
+// Add runnables and factories before Run; a Manager runs once.
+type Manager struct {
+	opts     Options
+	logger   logr.Logger
+	registry *prometheus.Registry
+	elector  *elector // nil without leader election
+
+	healthz checkSet
+	readyz  checkSet
+
+	mu        sync.Mutex
+	started   bool
+	names     map[string]bool
+	runnables []*runnableEntry
+	factories []*factoryEntry
+
+	elected      chan struct{}
+	electedOnce  sync.Once
+	shuttingDown atomic.Bool
+
+	healthProbeAddr atomic.Pointer[string]
+	metricsAddr     atomic.Pointer[string]
+}
+
+// New checks opts and returns a Manager that has not started anything yet.
+func New(opts Options) (*Manager, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m := &Manager{
+		opts:     opts,
+		logger:   opts.Logger,
+		registry: opts.Registry,
+		names:    map[string]bool{},
+		elected:  make(chan struct{}),
+	}
+	if m.registry == nil {
+		m.registry = prometheus.NewRegistry()
+		m.registry.MustRegister(
+			collectors.NewGoCollector(),
+			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		)
+	}
+	if opts.LeaderElection.Enabled {
+		if m.elector, err = newElector(opts.LeaderElection, m.logger); err != nil {
+			return nil, err
+		}
+	}
+	m.addDefaultChecks()
+	return m, nil
+}
+
+// addDefaultChecks installs the built-in checks, ahead of the caller's.
+func (m *Manager) addDefaultChecks() {
+	m.healthz.checks = []namedCheck{{"ping", Ping}}
+	if m.elector != nil {
+		m.healthz.checks = append(m.healthz.checks, namedCheck{"leader-election", m.elector.healthCheck})
+	}
+	m.readyz.checks = []namedCheck{
+		{"ping", Ping},
+		{"shutdown", m.checkNotShuttingDown},
+		{"informer-sync", m.checkInformersSynced},
+		{"runnable-sync", m.checkRunnablesSynced},
+	}
+}
+
+// Add registers a runnable. It fails if r is nil, if Run has started, or if
+// r has the same Name as a runnable added before.
+func (m *Manager) Add(r Runnable) error {
+	if r == nil {
+		return errors.New("manager: Add(nil)")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.started {
+		return errors.New("manager: Add after Run")
+	}
+	e := &runnableEntry{
+		name:   runnableName(r, len(m.runnables)),
+		r:      r,
+		leader: m.elector != nil && needsLeaderElection(r),
+		done:   make(chan struct{}),
+	}
+	if n, ok := r.(Named); ok && n.Name() != "" {
+		if m.names[n.Name()] {
+			return fmt.Errorf("manager: a runnable named %q was already added", n.Name())
+		}
+		m.names[n.Name()] = true
+	}
+	if s, ok := r.(SyncReporter); ok {
+		e.syncer = s
+	}
+	m.runnables = append(m.runnables, e)
+	return nil
+}
+
+// AddInformerFactory registers a factory to start when Run begins, before
+// any runnable, and to stop after every runnable has stopped. Wrap client-go
+// factories with Factory. It fails if f is nil or Run has started.
+func (m *Manager) AddInformerFactory(f InformerFactory) error {
+	if f == nil {
+		return errors.New("manager: AddInformerFactory(nil)")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.started {
+		return errors.New("manager: AddInformerFactory after Run")
+	}
+	m.factories = append(m.factories, &factoryEntry{
+		name:     fmt.Sprintf("informer factory #%d (%s)", len(m.factories), typeName(f)),
+		f:        f,
+		syncDone: make(chan struct{}),
+	})
+	return nil
+}
+
+// AddHealthzCheck adds a named check to /healthz (and /healthz/<name>).
+// Names must be unique per endpoint; "ping" and "leader-election" are taken.
+func (m *Manager) AddHealthzCheck(name string, check Checker) error {
+	return m.healthz.add(name, check)
+}
+
+// AddReadyzCheck adds a named check to /readyz (and /readyz/<name>). Names
+// must be unique per endpoint; "ping", "shutdown", "informer-sync" and
+// "runnable-sync" are taken.
+func (m *Manager) AddReadyzCheck(name string, check Checker) error {
+	return m.readyz.add(name, check)
+}
+
+// Registry is the registry served on /metrics: Options.Registry, or the one
+// the Manager created. Register controller metrics on it.
+func (m *Manager) Registry() *prometheus.Registry { return m.registry }
+
+// Elected is closed when the runnables that need leader election start:
+// once the Lease is won, or when Run starts without leader election.
+func (m *Manager) Elected() <-chan struct{} { return m.elected }
+
+// ID is this candidate's identity in the Lease, or "" without leader election.
+func (m *Manager) ID() string {
+	if m.elector == nil {
+		return ""
+	}
+	return m.elector.id
+}
+
+// HealthProbeAddr is the address /healthz and /readyz listen on, such as
+// "[::]:43567" for Options.HealthProbeAddr ":0". It is empty when disabled
+// and until Run has bound it.
+func (m *Manager) HealthProbeAddr() string { return loadAddr(&m.healthProbeAddr) }
+
+// MetricsAddr is the address /metrics listens on; see HealthProbeAddr.
+func (m *Manager) MetricsAddr() string { return loadAddr(&m.metricsAddr) }
+
+func loadAddr(p *atomic.Pointer[string]) string {
+	if a := p.Load(); a != nil {
+		return *a
+	}
+	return ""
+}
+
+func (m *Manager) checkNotShuttingDown(*http.Request) error {
+	if m.shuttingDown.Load() {
+		return errors.New("shutting down")
+	}
+	return nil
+}
+
+func (m *Manager) checkInformersSynced(*http.Request) error {
+	m.mu.Lock()
+	factories := m.factories
+	m.mu.Unlock()
+	var pending []string
+	for _, f := range factories {
+		if !f.synced.Load() {
+			pending = append(pending, f.name)
+		}
+	}
+	return errNotSynced(pending)
+}
+
+// checkRunnablesSynced skips leader runnables that have not started: a
+// standby replica is ready although it does not run them.
+func (m *Manager) checkRunnablesSynced(*http.Request) error {
+	m.mu.Lock()
+	runnables := m.runnables
+	m.mu.Unlock()
+	var pending []string
+	for _, e := range runnables {
+		if e.syncer == nil || (e.leader && !e.started.Load()) {
+			continue
+		}
+		if !e.syncer.HasSynced() {
+			pending = append(pending, e.name)
+		}
+	}
+	return errNotSynced(pending)
+}
+
+// typeName names v in messages: its String method if any, else its type.
+func typeName(v any) string {
+	if s, ok := v.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return fmt.Sprintf("%T", v)
+}

@@ -1,0 +1,157 @@
+package manager
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
+)
+
+// Defaults, the same as kube-controller-manager's.
+const (
+	DefaultLeaseDuration           = 15 * time.Second
+	DefaultRenewDeadline           = 10 * time.Second
+	DefaultRetryPeriod             = 2 * time.Second
+	DefaultGracefulShutdownTimeout = 30 * time.Second
+)
+
+// Options configure a Manager. The zero value is a Manager without leader
+// election, HTTP endpoints or a caller-provided registry.
+type Options struct {
+	// Logger receives the Manager's logs and is put into the context of every
+	// runnable (klog.FromContext finds it). Zero means klog.Background().
+	// logr.Discard() also reads as zero: to drop logs, use a sink that
+	// discards, such as funcr.New with an empty function.
+	Logger logr.Logger
+
+	// Registry is served on /metrics; controllers register their metrics on
+	// it (see Manager.Registry). Nil means a new registry owned by the
+	// Manager, with the Go and process collectors registered.
+	Registry *prometheus.Registry
+
+	// MetricsAddr is the address of the /metrics endpoint, e.g. ":8080" or
+	// ":0" (any free port; Manager.MetricsAddr tells which). Empty disables it.
+	MetricsAddr string
+
+	// HealthProbeAddr is the address of /healthz and /readyz. Empty disables
+	// them. It may equal MetricsAddr: one server then serves all three.
+	HealthProbeAddr string
+
+	// GracefulShutdownTimeout bounds the whole shutdown sequence. Zero means
+	// DefaultGracefulShutdownTimeout; a negative value waits forever.
+	GracefulShutdownTimeout time.Duration
+
+	// LeaderElection, when enabled, runs the runnables that need it only
+	// while this process holds a Lease.
+	LeaderElection LeaderElection
+}
+
+// LeaderElection configures leader election on a coordination.k8s.io Lease
+// with client-go's leaderelection package.
+type LeaderElection struct {
+	// Enabled turns leader election on. When it is off, every runnable runs
+	// at once.
+	Enabled bool
+
+	// Client reads and writes the Lease. Required when Enabled.
+	Client kubernetes.Interface
+
+	// Namespace and Name locate the Lease. Both are required when Enabled.
+	Namespace string
+	Name      string
+
+	// ID identifies this candidate in the Lease. Empty means the host name
+	// followed by "_" and a random UUID, so that two Managers in one process
+	// are distinct candidates.
+	ID string
+
+	// LeaseDuration is how long a lease lasts without renewal; others wait
+	// this long before taking over an abandoned lease. The Lease stores it
+	// in whole seconds, so it must be at least one second. Zero means
+	// DefaultLeaseDuration.
+	LeaseDuration time.Duration
+	// RenewDeadline is how long the leader keeps trying to renew before it
+	// gives up leadership. Zero means DefaultRenewDeadline.
+	RenewDeadline time.Duration
+	// RetryPeriod is the wait between attempts to acquire or renew. Zero
+	// means DefaultRetryPeriod.
+	RetryPeriod time.Duration
+
+	// ReleaseOnCancel gives up the Lease when Run ends after a clean
+	// shutdown, so that a standby takes over at once instead of after
+	// LeaseDuration. The Lease is released only once every leader runnable
+	// has stopped; after a shutdown timeout it is left to expire.
+	ReleaseOnCancel bool
+
+	// EventRecorder, if set, records "became leader" / "stopped leading"
+	// events on the Lease.
+	EventRecorder resourcelock.EventRecorder
+}
+
+// withDefaults fills zero fields and reports invalid combinations.
+func (o Options) withDefaults() (Options, error) {
+	if o.Logger.GetSink() == nil {
+		o.Logger = klog.Background()
+	}
+	if o.GracefulShutdownTimeout == 0 {
+		o.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
+	}
+	if !o.LeaderElection.Enabled {
+		return o, nil
+	}
+	le, err := o.LeaderElection.withDefaults()
+	o.LeaderElection = le
+	return o, err
+}
+
+func (le LeaderElection) withDefaults() (LeaderElection, error) {
+	if le.LeaseDuration == 0 {
+		le.LeaseDuration = DefaultLeaseDuration
+	}
+	if le.RenewDeadline == 0 {
+		le.RenewDeadline = DefaultRenewDeadline
+	}
+	if le.RetryPeriod == 0 {
+		le.RetryPeriod = DefaultRetryPeriod
+	}
+	var errs []error
+	if le.Client == nil {
+		errs = append(errs, errors.New("LeaderElection.Client is required"))
+	}
+	if le.Namespace == "" {
+		errs = append(errs, errors.New("LeaderElection.Namespace is required"))
+	}
+	if le.Name == "" {
+		errs = append(errs, errors.New("LeaderElection.Name is required"))
+	}
+	if le.LeaseDuration < time.Second {
+		errs = append(errs, fmt.Errorf("LeaderElection.LeaseDuration %s is below one second, the Lease's resolution", le.LeaseDuration))
+	}
+	if le.RenewDeadline <= 0 || le.RenewDeadline >= le.LeaseDuration {
+		errs = append(errs, fmt.Errorf("LeaderElection.RenewDeadline %s must be positive and below LeaseDuration %s", le.RenewDeadline, le.LeaseDuration))
+	}
+	// The retry period may stretch by JitterFactor and must still fit in
+	// the renew deadline.
+	if le.RetryPeriod <= 0 || time.Duration(leaderelection.JitterFactor*float64(le.RetryPeriod)) >= le.RenewDeadline {
+		errs = append(errs, fmt.Errorf("LeaderElection.RetryPeriod %s must be positive and, times %.1f, below RenewDeadline %s", le.RetryPeriod, leaderelection.JitterFactor, le.RenewDeadline))
+	}
+	if len(errs) > 0 {
+		return le, fmt.Errorf("manager: invalid options: %w", errors.Join(errs...))
+	}
+	if le.ID == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return le, fmt.Errorf("manager: LeaderElection.ID is empty and the host name is unknown: %w", err)
+		}
+		le.ID = host + "_" + string(uuid.NewUUID())
+	}
+	return le, nil
+}
