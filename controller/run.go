@@ -111,11 +111,12 @@ func (c *Controller[K]) WaitForSync(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("controller %q: caches did not sync within %s (is the informer factory started?); waiting for: %s: %w",
-		c.name, c.cacheSyncTimeout, strings.Join(pending, ", "), errCacheSyncTimeout)
+		c.name, c.cacheSyncTimeout, strings.Join(pending, ", "), ErrCacheSyncTimeout)
 }
 
-// errCacheSyncTimeout is wrapped by WaitForSync's timeout error.
-var errCacheSyncTimeout = errors.New("cache sync timeout")
+// ErrCacheSyncTimeout is wrapped by the error WaitForSync and Run return
+// when the caches do not sync in time.
+var ErrCacheSyncTimeout = errors.New("cache sync timeout")
 
 // removeHandlers unregisters the controller's informer handlers: the
 // informers may outlive it.
