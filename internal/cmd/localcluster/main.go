@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/internal/controlplane"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "localcluster:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	if len(args) > 0 && args[0] == "build" {
+		if len(args) > 1 {
+			return fmt.Errorf("build takes no arguments, got %q", args[1:])
+		}
+		bins, err := controlplane.EnsureBinaries(ctx, os.Stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("binaries in %s (%s)\n", bins.Dir, versions(bins))
+		return nil
+	}
+
+	fs := flag.NewFlagSet("localcluster", flag.ContinueOnError)
+	var opts controlplane.Options
+	fs.IntVar(&opts.Nodes, "nodes", 1, "number of kwok `nodes`")
+	fs.BoolVar(&opts.UpstreamDeploymentController, "upstream-deployment", false, "also run kube-controller-manager's Deployment controller")
+	fs.DurationVar(&opts.PodReadyDelay, "pod-ready-delay", 0, "time before a scheduled pod turns Ready")
+	fs.DurationVar(&opts.PodReadyJitter, "pod-ready-jitter", 0, "random extra time before a pod turns Ready")
+	kcmQPS := fs.Float64("kcm-qps", 200, "kube-controller-manager client `QPS`")
+	fs.StringVar(&opts.Dir, "dir", "", "keep the instance's files in `dir` (default: a temporary directory, removed on exit)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q (the only subcommand is build)", fs.Args())
+	}
+	if opts.Nodes < 1 {
+		return fmt.Errorf("-nodes must be at least 1, got %d", opts.Nodes)
+	}
+	opts.KCMQPS = float32(*kcmQPS)
+	opts.Log = os.Stderr
+
+	began := time.Now()
+	cp, err := controlplane.Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Printf(`
+Local control plane ready in %s (%s).
+  kubeconfig: %s
+  logs:       %s/<component>.log
+  kubectl:    %s
+
+  export KUBECONFIG=%s
+
+Press Ctrl-C to stop it.
+`, time.Since(began).Round(100*time.Millisecond), versions(cp.Binaries()), cp.KubeconfigPath(), cp.Dir(),
+		cp.Binaries().Path("kubectl"), cp.KubeconfigPath())
+
+	waitErr := cp.Wait(ctx)
+	if waitErr != nil {
+		fmt.Fprintln(os.Stderr, "localcluster: a component stopped:", waitErr)
+	}
+	fmt.Fprintln(os.Stderr, "localcluster: stopping")
+	return errors.Join(waitErr, cp.Stop())
+}
+
+func versions(b *controlplane.Binaries) string {
+	return fmt.Sprintf("kubernetes %s, etcd %s, kwok %s",
+		b.Versions["k8s.io/kubernetes"], b.Versions["go.etcd.io/etcd/server/v3"], b.Versions["sigs.k8s.io/kwok"])
+}

@@ -1,0 +1,69 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/internal/controlplane"
+)
+
+// Control planes are shared by the tests of this package, one per kind of
+// kube-controller-manager; each test works in a namespace of its own.
+var (
+	upstreamCP = sharedControlPlane{opts: controlplane.Options{UpstreamDeploymentController: true}}
+	ourCP      = sharedControlPlane{opts: controlplane.Options{}}
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, s := range []*sharedControlPlane{&upstreamCP, &ourCP} {
+		if err := s.stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// podReadyDelay makes pods take a little time to become Ready, so that
+// rollouts go through several steps that the tests can observe.
+const (
+	podReadyDelay  = 300 * time.Millisecond
+	podReadyJitter = 700 * time.Millisecond
+)
+
+// sharedControlPlane starts on first use and stops in TestMain.
+type sharedControlPlane struct {
+	opts controlplane.Options
+	once sync.Once
+	cp   *controlplane.ControlPlane
+	err  error
+}
+
+func (s *sharedControlPlane) get(t *testing.T) *controlplane.ControlPlane {
+	t.Helper()
+	s.once.Do(func() {
+		opts := s.opts
+		opts.PodReadyDelay, opts.PodReadyJitter = podReadyDelay, podReadyJitter
+		opts.Nodes = 2
+		opts.Log = os.Stderr // the first build takes minutes: show it
+		s.cp, s.err = controlplane.Start(context.Background(), opts)
+	})
+	if s.err != nil {
+		t.Fatalf("start the local control plane: %v", s.err)
+	}
+	return s.cp
+}
+
+func (s *sharedControlPlane) stop() error {
+	if s.cp == nil {
+		return nil
+	}
+	return s.cp.Stop()
+}
