@@ -14,9 +14,12 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// deploymentKind is the kind written into the controller references of the
-// ReplicaSets a Deployment owns.
-var deploymentKind = appsv1.SchemeGroupVersion.WithKind("Deployment")
+// The kind written into the controller references of the ReplicaSets a
+// Deployment owns.
+const (
+	deploymentAPIVersion = "apps/v1"
+	deploymentKind       = "Deployment"
+)
 
 // claimReplicaSets returns the ReplicaSets d controls, settling ownership on
 // the way: it adopts orphans its selector matches and releases the ones it
@@ -146,7 +149,7 @@ func (c *claimer) adopt(ctx context.Context, rs *appsv1.ReplicaSet) error {
 // the UID guard or the missing reference) needs nothing more.
 func (c *claimer) release(ctx context.Context, rs *appsv1.ReplicaSet) error {
 	klog.FromContext(ctx).V(2).Info("Patching ReplicaSet to remove its controllerRef",
-		"replicaSet", klog.KObj(rs), "gvk", deploymentKind, "controller", c.d.Name)
+		"replicaSet", klog.KObj(rs), "kind", deploymentKind, "controller", c.d.Name)
 	patch, err := json.Marshal(releasePatch{Metadata: releasePatchMeta{
 		UID:             rs.UID,
 		OwnerReferences: []map[string]string{{"$patch": "delete", "uid": string(c.d.UID)}},
@@ -167,8 +170,8 @@ func (c *claimer) release(ctx context.Context, rs *appsv1.ReplicaSet) error {
 func controllerRefTo(d *appsv1.Deployment) *metav1.OwnerReference {
 	yes := true
 	return &metav1.OwnerReference{
-		APIVersion:         deploymentKind.GroupVersion().String(),
-		Kind:               deploymentKind.Kind,
+		APIVersion:         deploymentAPIVersion,
+		Kind:               deploymentKind,
 		Name:               d.Name,
 		UID:                d.UID,
 		Controller:         &yes,

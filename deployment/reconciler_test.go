@@ -655,3 +655,70 @@ func (g *syncRig) settle() {
 	}
 	g.client.ClearActions()
 }
+
+// Specs the API server rejects today can still be stored by older servers or
+// written straight to etcd. Each gets an error or a decision, never a panic,
+// and one bad Deployment never affects another key.
+func TestReconcileHostileSpecs(t *testing.T) {
+	tests := []struct {
+		name    string
+		edit    func(d *appsv1.Deployment)
+		wantErr bool
+	}{
+		{"maxSurge and maxUnavailable both 0", func(d *appsv1.Deployment) { withRolling(d, intOrStr(0), intOrStr(0)) }, false},
+		{"percentages over 100", func(d *appsv1.Deployment) { withRolling(d, intOrStr("300%"), intOrStr("250%")) }, false},
+		{"negative percentages", func(d *appsv1.Deployment) { withRolling(d, intOrStr("-50%"), intOrStr("-10%")) }, true},
+		{"not a percentage", func(d *appsv1.Deployment) { withRolling(d, intOrStr("lots"), intOrStr(1)) }, true},
+		{"nil maxSurge", func(d *appsv1.Deployment) { withRolling(d, nil, intOrStr(1)) }, true},
+		{"rollingUpdate missing", func(d *appsv1.Deployment) { d.Spec.Strategy.RollingUpdate = nil }, true},
+		{"replicas at MaxInt32", func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](1<<31 - 1) }, false},
+		{"negative replicas", func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](-3) }, false},
+		{"replicas unset", func(d *appsv1.Deployment) { d.Spec.Replicas = nil }, false},
+		{"negative history limit", func(d *appsv1.Deployment) { d.Spec.RevisionHistoryLimit = ptr.To[int32](-1) }, false},
+		{"negative progress deadline", func(d *appsv1.Deployment) { d.Spec.ProgressDeadlineSeconds = ptr.To[int32](-5) }, false},
+		{"huge rollback revision", func(d *appsv1.Deployment) {
+			d.Annotations = map[string]string{appsv1.DeprecatedRollbackTo: "9223372036854775807"}
+		}, false},
+		{"selector not matching the template", func(d *appsv1.Deployment) { d.Spec.Template.Labels = map[string]string{"app": "else"} }, false},
+		{"recreate with everything odd", func(d *appsv1.Deployment) {
+			withRecreate(d)
+			d.Spec.Replicas = ptr.To[int32](-1)
+			d.Spec.RevisionHistoryLimit = ptr.To[int32](-9)
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newSyncRig(t)
+			good := newDeployment("good", 2)
+			bad := newDeployment("bad", 4)
+			// An existing rollout in flight, with odd history, for the bad one.
+			old := withStatus(withRevision(newReplicaSet(bad, "old", 3, -time.Hour), "1"), 3, 3, 3)
+			setReplicasAnnotations(old, 4, 5)
+			withTemplateImage(bad, "registry.example/app:v2")
+			cur := withStatus(withRevision(newReplicaSet(bad, "cur", 2, 0), "2"), 2, 1, 1)
+			setReplicasAnnotations(cur, 4, 5)
+			spare := withStatus(withRevision(newReplicaSet(withTemplateImage(bad.DeepCopy(), "img:zero"), "zero", 0, -2*time.Hour), "0"), 0, 0, 0)
+			tt.edit(bad)
+			g.add(good, bad, old, cur, spare)
+
+			for pass := 0; pass < 3; pass++ {
+				_, err := g.reconcile(bad)
+				if tt.wantErr && err == nil {
+					t.Fatalf("pass %d: want an error", pass)
+				}
+				if !tt.wantErr && err != nil && !apierrors.IsAlreadyExists(err) && !apierrors.IsNotFound(err) {
+					t.Fatalf("pass %d: %v", pass, err)
+				}
+				g.settle()
+				if obj, _, _ := g.deployments.GetByKey("default/bad"); obj != nil {
+					bad = obj.(*appsv1.Deployment)
+				}
+			}
+			g.client.ClearActions()
+			g.mustReconcile(good)
+			if w := g.writes(); len(w) == 0 || !strings.HasPrefix(w[0], "create replicasets good-") {
+				t.Errorf("the good Deployment's pass: %q", w)
+			}
+		})
+	}
+}
