@@ -54,7 +54,7 @@ type fakeRunnable struct {
 	// fail, if set, makes Run return the error it receives.
 	fail chan error
 	// active, if set, counts runnables inside Run (leader exclusion tests).
-	active *atomic.Int32
+	active    *atomic.Int32
 	maxActive *atomic.Int32
 }
 

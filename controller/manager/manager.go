@@ -107,7 +107,7 @@ func (m *Manager) Add(r Runnable) error {
 	e := &runnableEntry{
 		name:   runnableName(r, len(m.runnables)),
 		r:      r,
-		leader: m.elector != nil && needsLeaderElection(r),
+		leader: needsLeaderElection(r),
 		done:   make(chan struct{}),
 	}
 	if n, ok := r.(Named); ok && n.Name() != "" {

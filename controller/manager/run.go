@@ -199,30 +199,32 @@ func (s *shutdown) run(cause error) error {
 
 	// 1. Leader runnables first: nothing guarded by the Lease may outlive it.
 	s.stopLeaders()
-	leadersStopped := s.waitRunnables("leader runnables", s.leaders)
+	leadersStopped := s.waitStage("leader runnables", runnableWaiters(s.leaders))
 
 	// 2. The other runnables.
 	s.stopOthers()
-	s.waitRunnables("other runnables", s.others)
+	s.waitStage("other runnables", runnableWaiters(s.others))
 
 	// 3. Informers, now that nobody reads their caches.
 	s.stopInformer()
+	var factories []waiter
 	for _, f := range s.factories {
-		s.wait(f.name, f.syncDone)
-		if sf, ok := f.f.(ShutdownInformerFactory); ok {
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			<-f.syncDone
+			if sf, ok := f.f.(ShutdownInformerFactory); ok {
 				sf.Shutdown()
-			}()
-			s.wait(f.name, done)
-		}
+			}
+		}()
+		factories = append(factories, waiter{f.name, done})
 	}
-	s.log.V(1).Info("Informer factories stopped")
+	s.waitStage("informer factories", factories)
 
-	// 4. The HTTP endpoints: probes answered until here (readyz failing).
+	// 4. The HTTP endpoints: probes are answered until here (readyz failing).
+	expiredBefore := s.deadline.Err() != nil
 	for _, srv := range s.servers {
-		if !srv.shutdown(s.deadline) {
+		if !srv.shutdown(s.deadline) && !expiredBefore {
 			s.stragglers = append(s.stragglers, srv.name)
 		}
 		if srv.err != nil {
@@ -234,8 +236,8 @@ func (s *shutdown) run(cause error) error {
 	// runnable is known to have stopped.
 	if s.electionDone != nil {
 		s.stopElection()
-		s.wait("leader election", s.electionDone)
-		if s.release && leadersStopped && s.deadline.Err() == nil {
+		electionStopped := s.waitStage("leader election", []waiter{{"leader election", s.electionDone}})
+		if s.release && leadersStopped && electionStopped {
 			ctx, cancelRelease := context.WithTimeout(s.deadline, s.m.opts.LeaderElection.RenewDeadline)
 			if err := s.m.elector.release(ctx); err != nil {
 				errs = append(errs, err)
@@ -266,33 +268,54 @@ func (s *shutdown) run(cause error) error {
 	return err
 }
 
-// waitRunnables waits for the started entries; it reports whether all stopped.
-func (s *shutdown) waitRunnables(what string, entries []*runnableEntry) bool {
-	all := true
-	for _, e := range entries {
-		if e.started.Load() && !s.wait(e.name, e.done) {
-			all = false
-		}
-	}
-	if all {
-		s.log.V(1).Info("Stopped", "what", what)
-	}
-	return all
+// waiter is something a shutdown stage waits for.
+type waiter struct {
+	name string
+	done <-chan struct{}
 }
 
-// wait waits for done until the deadline; past it, it records name as a
-// straggler. It reports whether done closed.
-func (s *shutdown) wait(name string, done <-chan struct{}) bool {
-	select {
-	case <-done:
-		return true
-	case <-s.deadline.Done():
+func runnableWaiters(entries []*runnableEntry) []waiter {
+	var ws []waiter
+	for _, e := range entries {
+		if e.started.Load() {
+			ws = append(ws, waiter{e.name, e.done})
+		}
 	}
-	// The deadline and done may be ready together: prefer done.
-	if isClosed(done) {
+	return ws
+}
+
+// waitStage waits for every waiter until the deadline and reports whether
+// all finished. If the deadline passes during the stage, those still running
+// are named in the timeout error. If it had passed before, the stage gets no
+// time and nobody in it is blamed: they were stopped, not waited for.
+func (s *shutdown) waitStage(stage string, ws []waiter) bool {
+	expiredBefore := s.deadline.Err() != nil
+	for _, w := range ws {
+		if expiredBefore {
+			break
+		}
+		select {
+		case <-w.done:
+		case <-s.deadline.Done():
+		}
+		if s.deadline.Err() != nil {
+			break
+		}
+	}
+	var stuck []string
+	for _, w := range ws {
+		if !isClosed(w.done) {
+			stuck = append(stuck, w.name)
+		}
+	}
+	if len(stuck) == 0 {
+		s.log.V(1).Info("Shutdown stage done", "stage", stage)
 		return true
 	}
-	s.stragglers = append(s.stragglers, name)
+	if !expiredBefore {
+		s.stragglers = append(s.stragglers, stuck...)
+	}
+	s.log.Info("Shutdown stage did not finish in time", "stage", stage, "running", stuck)
 	return false
 }
 
