@@ -5,6 +5,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -182,4 +186,22 @@ func podReady(p *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// errorFromWatch turns a watch error event into an error.
+func errorFromWatch(ev watch.Event) error {
+	if st, ok := ev.Object.(*metav1.Status); ok {
+		return fmt.Errorf("watch error: %s", st.Message)
+	}
+	return fmt.Errorf("watch error: %v", ev.Object)
+}
+
+// formatCounts prints pod counts by template hash, sorted.
+func formatCounts(byHash map[string]int) string {
+	keys := slices.Sorted(maps.Keys(byHash))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s: %d pods", k, byHash[k])
+	}
+	return strings.Join(parts, ", ")
 }
