@@ -1,0 +1,59 @@
+package controller_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+
+	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/controllertest"
+)
+
+func TestReconcileContextCarriesALogger(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		type line struct{ prefix, args string }
+		var lines []line
+		logger := funcr.New(func(prefix, args string) { lines = append(lines, line{prefix, args}) }, funcr.Options{})
+		r := controller.ReconcilerFunc[string](func(ctx context.Context, key string) (controller.Result, error) {
+			log := logr.FromContextOrDiscard(ctx)
+			log.Info("hello")
+			return controller.Result{}, nil
+		})
+		env := controllertest.New(t)
+		c, _ := controller.New("logs", controller.Reconciler[string](r), controller.Options[string]{Logger: logger})
+		env.Start(c)
+		lines = nil
+		c.Queue().Add("ns/one")
+		env.Settle()
+		c.Queue().Add("ns/one")
+		env.Settle()
+		if len(lines) != 2 {
+			t.Fatalf("logged %d lines, want 2: %v", len(lines), lines)
+		}
+		for _, l := range lines {
+			for _, want := range []string{`"controller"="logs"`, `"key"="ns/one"`, `"reconcileID"="`, `"msg"="hello"`} {
+				if !strings.Contains(l.args, want) {
+					t.Errorf("log line %s lacks %s", l.args, want)
+				}
+			}
+		}
+		if a, b := reconcileID(lines[0].args), reconcileID(lines[1].args); a == "" || a == b {
+			t.Errorf("reconcileIDs %q and %q, want two distinct UUIDs", a, b)
+		}
+	})
+}
+
+var reconcileIDPattern = regexp.MustCompile(`"reconcileID"="([0-9a-f-]{36})"`)
+
+// reconcileID returns the reconcileID of a funcr log line, or "" if none.
+func reconcileID(args string) string {
+	if m := reconcileIDPattern.FindStringSubmatch(args); m != nil {
+		return m[1]
+	}
+	return ""
+}
