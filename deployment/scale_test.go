@@ -1,11 +1,15 @@
 package deployment
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -386,5 +390,44 @@ func TestSyncPausedCleansUpHistory(t *testing.T) {
 		if deleted == rollback {
 			t.Errorf("rollback pending=%v: deleted=%v (%q)", rollback, deleted, g.writes())
 		}
+	}
+}
+
+// A failed ReplicaSet write ends the pass with its error: nothing after it
+// (history, status) is written, and the key is retried.
+func TestWriteFailuresEndThePass(t *testing.T) {
+	conflict := apierrors.NewConflict(appsv1.Resource("replicasets"), "x", errors.New("stale"))
+	tests := []struct {
+		name string
+		edit func(d *appsv1.Deployment)
+	}{
+		{"paused sync", func(d *appsv1.Deployment) { d.Spec.Paused = true; d.Spec.ProgressDeadlineSeconds = nil }},
+		{"scaling event", func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](6) }},
+		{"recreate", func(d *appsv1.Deployment) { withRecreate(d) }},
+		{"deleting", func(d *appsv1.Deployment) { d.DeletionTimestamp = ptr.To(metav1.NewTime(testEpoch)) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newSyncRig(t)
+			d := newDeployment("foo", 3)
+			old := withStatus(withRevision(newReplicaSet(d, "v1", 3, -time.Hour), "1"), 3, 3, 3)
+			setReplicasAnnotations(old, 3, 4)
+			withTemplateImage(d, "registry.example/app:v2")
+			cur := withRevision(newReplicaSet(d, "v2", 1, 0), "1") // stale revision: needs an update
+			setReplicasAnnotations(cur, 3, 4)
+			tt.edit(d)
+			g.add(d, old, cur)
+			g.failOn("update", "replicasets", conflict)
+
+			_, err := g.reconcile(d)
+			if !errors.Is(err, conflict) {
+				t.Fatalf("Reconcile error = %v, want the conflict", err)
+			}
+			for _, w := range g.writes() {
+				if strings.HasPrefix(w, "update deployments") || strings.HasPrefix(w, "delete") {
+					t.Errorf("write %q after the failure", w)
+				}
+			}
+		})
 	}
 }
