@@ -60,6 +60,8 @@ func (m *Manager) listen() ([]*server, error) {
 			for _, s := range servers {
 				s.l.Close()
 			}
+			m.healthProbeAddr.Store(nil)
+			m.metricsAddr.Store(nil)
 			return nil, fmt.Errorf("manager: %s: %w", ep.name, err)
 		}
 		addr := l.Addr().String()
