@@ -29,8 +29,12 @@
 //
 // # Embedding
 //
-// In this module's controller.Controller, which maps Result and terminal
-// errors onto its queue:
+// For the common case, NewController builds the Reconciler from a
+// SharedInformerFactory and wires it into this module's
+// controller.Controller with upstream's event rules and retry policy.
+//
+// To wire it yourself into controller.Controller, which maps Result and
+// terminal errors onto its queue:
 //
 //	r, err := deployment.New(cfg)
 //	c, err := controller.New[string]("deployment", r, controller.Options[string]{})
