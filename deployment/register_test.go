@@ -27,7 +27,9 @@ import (
 // keyRecorder is a handler.Queue that remembers the keys added, in order.
 type keyRecorder struct{ keys []string }
 
-func (k *keyRecorder) AddWithOpts(_ workqueue.AddOpts, keys ...string) { k.keys = append(k.keys, keys...) }
+func (k *keyRecorder) AddWithOpts(_ workqueue.AddOpts, keys ...string) {
+	k.keys = append(k.keys, keys...)
+}
 
 // newRules returns eventRules over caches holding objs, and the keys they add.
 func newRules(t *testing.T, objs ...runtime.Object) (*eventRules, *keyRecorder) {
@@ -349,4 +351,3 @@ func rsNamesOf(items []appsv1.ReplicaSet) []string {
 	}
 	return out
 }
-
