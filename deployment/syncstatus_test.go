@@ -247,3 +247,101 @@ func TestSyncDeploymentStatusOnlyWhenChanged(t *testing.T) {
 		t.Errorf("Progressing = %+v, want it untouched", c)
 	}
 }
+
+// Upstream: TestRequeueStuckDeployment, through syncRolloutStatus: how long
+// a stalled rollout waits before its next progress check.
+func TestSyncRolloutStatusRequeue(t *testing.T) {
+	tests := []struct {
+		name      string
+		left      time.Duration // before the 600 s deadline
+		edit      func(d *appsv1.Deployment)
+		wantAfter time.Duration // 0: no requeue
+	}{
+		{name: "stuck, 30s left", left: 30 * time.Second, wantAfter: 31 * time.Second},
+		{name: "stuck, 1s left", left: time.Second, wantAfter: 2 * time.Second},
+		{name: "stuck, under a second left: right after the deadline", left: 300 * time.Millisecond, wantAfter: 300*time.Millisecond + progressRecheckSlack},
+		{name: "stuck, deadline now: at once", left: 0, wantAfter: progressRecheckSlack},
+		{name: "no progressing condition", left: 30 * time.Second, edit: func(d *appsv1.Deployment) {
+			d.Status.Conditions = d.Status.Conditions[:1]
+		}},
+		{name: "already failed", left: 30 * time.Second, edit: func(d *appsv1.Deployment) {
+			d.Status.Conditions[1] = progressingCondition(corev1.ConditionFalse, ReasonProgressDeadlineExceeded, testEpoch)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newSyncRig(t)
+			d, old, cur := stalledRollout(g.clock.Now().Add(tt.left - 600*time.Second))
+			if tt.edit != nil {
+				tt.edit(d)
+			}
+			g.add(d, old, cur)
+			res, err := g.r.syncRolloutStatus(g.ctx(), []*appsv1.ReplicaSet{old, cur}, cur, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertWrites(t, g.writes())
+			if res.RequeueAfter != tt.wantAfter {
+				t.Errorf("RequeueAfter = %v, want %v", res.RequeueAfter, tt.wantAfter)
+			}
+		})
+	}
+}
+
+// Upstream: TestSyncRolloutStatus's Progressing cases, through
+// syncRolloutStatus with a stalled rollout that made progress or not.
+func TestSyncRolloutStatusConditions(t *testing.T) {
+	tests := []struct {
+		name           string
+		current        *appsv1.DeploymentCondition
+		progress       bool
+		wantStatus     corev1.ConditionStatus
+		wantReason     string
+		keepTransition bool
+	}{
+		{name: "progress keeps lastTransitionTime of a True condition", progress: true,
+			current: ptrCond(progressingCondition(corev1.ConditionTrue, ReasonReplicaSetUpdated, testEpoch)),
+			wantStatus: corev1.ConditionTrue, wantReason: ReasonReplicaSetUpdated, keepTransition: true},
+		{name: "progress after a timeout updates everything", progress: true,
+			current: ptrCond(progressingCondition(corev1.ConditionFalse, ReasonProgressDeadlineExceeded, testEpoch)),
+			wantStatus: corev1.ConditionTrue, wantReason: ReasonReplicaSetUpdated},
+		{name: "progress creates the condition", progress: true,
+			wantStatus: corev1.ConditionTrue, wantReason: ReasonReplicaSetUpdated},
+		{name: "no progress past the deadline times out",
+			current: ptrCond(progressingCondition(corev1.ConditionTrue, ReasonReplicaSetUpdated, testEpoch)),
+			wantStatus: corev1.ConditionFalse, wantReason: ReasonProgressDeadlineExceeded},
+		{name: "an existing timeout stays as it is",
+			current: ptrCond(progressingCondition(corev1.ConditionFalse, ReasonProgressDeadlineExceeded, testEpoch)),
+			wantStatus: corev1.ConditionFalse, wantReason: ReasonProgressDeadlineExceeded, keepTransition: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newSyncRig(t)
+			d, old, cur := stalledRollout(testEpoch)
+			d.Status.Conditions = d.Status.Conditions[:1]
+			if tt.current != nil {
+				d.Status.Conditions = append(d.Status.Conditions, *tt.current)
+			}
+			if tt.progress {
+				withStatus(cur, 1, 1, 1)
+			}
+			g.add(d, old, cur)
+			if _, err := g.r.syncRolloutStatus(g.ctx(), []*appsv1.ReplicaSet{old, cur}, cur, d); err != nil {
+				t.Fatal(err)
+			}
+			written := d
+			if w := g.lastDeploymentWrite(); w != nil {
+				written = w
+			}
+			cond := GetCondition(written.Status, appsv1.DeploymentProgressing)
+			if cond == nil || cond.Status != tt.wantStatus || cond.Reason != tt.wantReason {
+				t.Fatalf("Progressing = %+v, want %s/%s", cond, tt.wantStatus, tt.wantReason)
+			}
+			if kept := cond.LastTransitionTime.Time.Equal(testEpoch); kept != tt.keepTransition {
+				t.Errorf("lastTransitionTime %v kept=%v, want kept=%v", cond.LastTransitionTime, kept, tt.keepTransition)
+			}
+		})
+	}
+}
+
+func ptrCond(c appsv1.DeploymentCondition) *appsv1.DeploymentCondition { return &c }
