@@ -300,18 +300,18 @@ func TestSyncRolloutStatusConditions(t *testing.T) {
 		keepTransition bool
 	}{
 		{name: "progress keeps lastTransitionTime of a True condition", progress: true,
-			current: ptrCond(progressingCondition(corev1.ConditionTrue, ReasonReplicaSetUpdated, testEpoch)),
+			current:    ptrCond(progressingCondition(corev1.ConditionTrue, ReasonReplicaSetUpdated, testEpoch)),
 			wantStatus: corev1.ConditionTrue, wantReason: ReasonReplicaSetUpdated, keepTransition: true},
 		{name: "progress after a timeout updates everything", progress: true,
-			current: ptrCond(progressingCondition(corev1.ConditionFalse, ReasonProgressDeadlineExceeded, testEpoch)),
+			current:    ptrCond(progressingCondition(corev1.ConditionFalse, ReasonProgressDeadlineExceeded, testEpoch)),
 			wantStatus: corev1.ConditionTrue, wantReason: ReasonReplicaSetUpdated},
 		{name: "progress creates the condition", progress: true,
 			wantStatus: corev1.ConditionTrue, wantReason: ReasonReplicaSetUpdated},
 		{name: "no progress past the deadline times out",
-			current: ptrCond(progressingCondition(corev1.ConditionTrue, ReasonReplicaSetUpdated, testEpoch)),
+			current:    ptrCond(progressingCondition(corev1.ConditionTrue, ReasonReplicaSetUpdated, testEpoch)),
 			wantStatus: corev1.ConditionFalse, wantReason: ReasonProgressDeadlineExceeded},
 		{name: "an existing timeout stays as it is",
-			current: ptrCond(progressingCondition(corev1.ConditionFalse, ReasonProgressDeadlineExceeded, testEpoch)),
+			current:    ptrCond(progressingCondition(corev1.ConditionFalse, ReasonProgressDeadlineExceeded, testEpoch)),
 			wantStatus: corev1.ConditionFalse, wantReason: ReasonProgressDeadlineExceeded, keepTransition: true},
 	}
 	for _, tt := range tests {
