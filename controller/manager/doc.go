@@ -1,0 +1,61 @@
+// Package manager runs a controller process: several controllers and
+// informer factories, leader election on a Lease, /healthz, /readyz and
+// /metrics, signal handling and an ordered graceful shutdown — the parts of
+// kube-controller-manager around the controllers themselves.
+//
+// # Running
+//
+//	mgr, err := manager.New(manager.Options{
+//		HealthProbeAddr: ":10257",
+//		MetricsAddr:     ":8080",
+//		LeaderElection: manager.LeaderElection{
+//			Enabled: true, Client: client,
+//			Namespace: "kube-system", Name: "my-controller",
+//			ReleaseOnCancel: true,
+//		},
+//	})
+//	mgr.AddInformerFactory(manager.Factory(factory)) // informers requested before Run
+//	mgr.Add(deploymentController)                    // a controller.Controller[K], or any Runnable
+//	err = mgr.Run(manager.SetupSignalHandler())
+//
+// Anything with Run(ctx) error is a Runnable. Optional methods, found by
+// type assertion, refine how it is run: Name (unique per Manager; used in
+// logs and errors), HasSynced (gates /readyz) and NeedLeaderElection
+// (default true). controller.Controller[K] has all three.
+//
+// # Leader election
+//
+// Informer factories and runnables that do not need leader election start at
+// once, so a standby replica keeps warm caches and is ready; the others start
+// when client-go's leaderelection wins the Lease. Losing the Lease stops
+// everything and makes Run return ErrLeaderElectionLost: the process should
+// exit, as kube-controller-manager does. With ReleaseOnCancel the Lease is
+// given up at the end of a clean shutdown, so that a standby takes over
+// within a RetryPeriod instead of a LeaseDuration; it is never given up while
+// a leader runnable may still be running.
+//
+// # Shutdown
+//
+// When the context given to Run is cancelled (or a runnable fails, or the
+// Lease is lost), Run stops, waiting for each stage before the next:
+//
+//  1. runnables that need leader election,
+//  2. the other runnables,
+//  3. informer factories (their stop channel, then Shutdown if they have it),
+//  4. the HTTP servers (/readyz fails from the start of shutdown),
+//  5. leader election, releasing the Lease if ReleaseOnCancel.
+//
+// GracefulShutdownTimeout bounds the whole sequence. Past it, the remaining
+// stages are stopped without waiting, the Lease is left to expire, and Run
+// returns ErrShutdownTimeout naming what was still running.
+//
+// # Endpoints
+//
+// /healthz and /readyz answer "ok" or, with status 500, one line per check
+// (also with ?verbose); /healthz/<name> and /readyz/<name> run one check.
+// Built in: "ping"; "leader-election" on /healthz (fails if the leader has
+// not renewed its Lease for 20s past expiry); "shutdown", "informer-sync"
+// and "runnable-sync" on /readyz. AddHealthzCheck and AddReadyzCheck add
+// more. /metrics serves Options.Registry, or the Manager's own registry
+// (Manager.Registry) with the Go and process collectors.
+package manager
