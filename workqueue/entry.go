@@ -2,34 +2,42 @@ package workqueue
 
 import "math"
 
-// entry is the queue's one record per key: where the key is and at which
-// priority. It is eight bytes so that a queue of delayed keys stays small.
+// entry is the queue's one record per key. It is eight bytes so that a
+// queue of delayed keys stays small. A key is either
+//   - at a node of the ready queue (ready, in flight, or in flight and added
+//     again: the node's state says which, and the node holds the priority),
+//   - or waiting in the delay heap, possibly while also in flight.
 type entry struct {
-	// ref packs the in-flight flag, the place and an index: the heap index
-	// of a waiting key, the node of a ready or held key.
+	// ref packs the kind, the in-flight flag (waiting keys only) and the
+	// node or heap index.
 	ref uint32
-	// prio is the priority the key will be (or is) served at; meaningless
-	// while the place is placeNone.
+	// prio is a waiting key's priority.
 	prio int32
 }
 
 const (
 	inFlightBit = 1 << 31
-
-	placeMask    = 3 << 29
-	placeNone    = 0       // in flight, nothing pending
-	placeWaiting = 1 << 29 // in the delay heap
-	placeReady   = 2 << 29 // linked in the ready queue
-	placeHeld    = 3 << 29 // ready, but in flight: linked on Done
-
-	indexMask = 1<<29 - 1
+	waitingBit  = 1 << 30
+	indexMask   = 1<<30 - 1
 )
 
-func (e entry) place() uint32  { return e.ref & placeMask }
-func (e entry) index() uint32  { return e.ref & indexMask }
+func nodeEntry(n uint32) entry { return entry{ref: n} }
+
+func waitingEntry(i uint32, prio int32, inFlight bool) entry {
+	e := entry{ref: waitingBit | i, prio: prio}
+	if inFlight {
+		e.ref |= inFlightBit
+	}
+	return e
+}
+
+func (e entry) waiting() bool  { return e.ref&waitingBit != 0 }
 func (e entry) inFlight() bool { return e.ref&inFlightBit != 0 }
-func (e entry) at(place, i uint32) entry {
-	e.ref = e.ref&inFlightBit | place | i
+func (e entry) index() uint32  { return e.ref & indexMask }
+
+// withIndex moves a waiting entry to heap index i.
+func (e entry) withIndex(i uint32) entry {
+	e.ref = e.ref&^indexMask | i
 	return e
 }
 

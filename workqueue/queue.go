@@ -18,10 +18,11 @@ var (
 // the package documentation for its guarantees. Create it with New; its
 // methods are safe for concurrent use.
 //
-// Invariants (under mu): every key in entries is in exactly one place (ready,
-// held, waiting, or none while in flight); a key with place none is in
-// flight; ready.count counts the ready keys; inFlight counts the keys with
-// the in-flight bit.
+// Invariants (under mu): every key in the queue has exactly one entry, which
+// points at either its ready-queue node (state ready, in flight, or held) or
+// its delay-heap item; a key is in flight iff its node is in flight or held,
+// or its waiting entry has the in-flight bit; inFlight counts those keys and
+// ready.count the ready ones.
 type Queue[T comparable] struct {
 	mu         sync.Mutex
 	readyCond  sync.Cond // Get waits here for a ready key
@@ -152,40 +153,53 @@ func (q *Queue[T]) addReadyLocked(key T, prio int32) {
 	e, ok := q.entries[key]
 	if !ok {
 		n := q.ready.push(key, prio, q.readyTime())
-		q.entries[key] = entry{ref: placeReady | n, prio: prio}
+		q.entries[key] = nodeEntry(n)
 		q.addedLocked()
 		return
 	}
-	switch e.place() {
-	case placeReady:
-		if prio > e.prio {
-			q.ready.move(e.index(), prio)
-			e.prio = prio
-			q.entries[key] = e
-		}
+	if !e.waiting() {
+		q.readdNodeLocked(e.index(), prio)
 		return
-	case placeHeld:
-		if prio > e.prio {
-			e.prio = prio
-			q.entries[key] = e
-		}
-		return
-	case placeWaiting:
-		q.heapRemove(e.index())
-		prio = max(prio, e.prio)
 	}
-	// Now in flight (nothing pending, or pending later): hold, or queue.
-	if e.inFlight() {
-		n := q.ready.alloc(key, q.readyTime())
-		q.entries[key] = entry{ref: inFlightBit | placeHeld | n, prio: prio}
+	q.heapRemove(e.index())
+	q.readyFromWaitingLocked(key, e, max(prio, e.prio))
+}
+
+// readdNodeLocked adds a key that has a node again: a ready key may rise in
+// priority, an in-flight key is held for after Done. No map operation.
+func (q *Queue[T]) readdNodeLocked(n uint32, prio int32) {
+	node := &q.ready.nodes[n]
+	switch node.state {
+	case nodeReady:
+		if prio > node.prio {
+			q.ready.move(n, prio)
+		}
+	case nodeHeld:
+		node.prio = max(node.prio, prio)
+	case nodeInFlight:
+		node.state, node.prio, node.readyAt = nodeHeld, prio, q.readyTime()
 		if q.metrics != nil {
 			q.metrics.added()
 		}
+	}
+}
+
+// readyFromWaitingLocked makes a key that just left the delay heap ready, or
+// held if it is in flight.
+func (q *Queue[T]) readyFromWaitingLocked(key T, e entry, prio int32) {
+	if !e.inFlight() {
+		n := q.ready.push(key, prio, q.readyTime())
+		q.entries[key] = nodeEntry(n)
+		q.addedLocked()
 		return
 	}
-	n := q.ready.push(key, prio, q.readyTime())
-	q.entries[key] = entry{ref: placeReady | n, prio: prio}
-	q.addedLocked()
+	n := q.ready.alloc(key, q.readyTime())
+	node := &q.ready.nodes[n]
+	node.state, node.prio = nodeHeld, prio
+	q.entries[key] = nodeEntry(n)
+	if q.metrics != nil {
+		q.metrics.added()
+	}
 }
 
 // addedLocked accounts for a key that just became ready and wakes a Get.
@@ -212,29 +226,33 @@ func (q *Queue[T]) addWaitingLocked(key T, prio int32, at int64) {
 	e, ok := q.entries[key]
 	if !ok {
 		i := q.heapPush(key, at)
-		q.entries[key] = entry{ref: placeWaiting | i, prio: prio}
+		q.entries[key] = waitingEntry(i, prio, false)
 		q.timerNeededLocked(at)
 		return
 	}
-	switch e.place() {
-	case placeNone: // in flight: wait, then hold or queue
-		i := q.heapPush(key, at)
-		q.entries[key] = entry{ref: inFlightBit | placeWaiting | i, prio: prio}
-		q.timerNeededLocked(at)
-	case placeWaiting:
-		i := e.index()
-		if at < q.waiting[i].at {
-			q.waiting[i].at = at
-			i = q.heapUp(int(i))
-			q.timerNeededLocked(at)
-		} else if prio <= e.prio {
-			return // nothing changes: no map write
+	if !e.waiting() {
+		n := e.index()
+		if q.ready.nodes[n].state != nodeInFlight {
+			// Ready already, which is sooner; only the priority may rise.
+			q.readdNodeLocked(n, prio)
+			return
 		}
-		q.entries[key] = entry{ref: e.ref&inFlightBit | placeWaiting | i, prio: max(prio, e.prio)}
-	case placeReady, placeHeld:
-		// Ready already, which is sooner; only the priority may rise.
-		q.addReadyLocked(key, prio)
+		// In flight, nothing pending: wait, then become held or ready.
+		q.ready.free(n)
+		i := q.heapPush(key, at)
+		q.entries[key] = waitingEntry(i, prio, true)
+		q.timerNeededLocked(at)
+		return
 	}
+	i := e.index()
+	if at < q.waiting[i].at {
+		q.waiting[i].at = at
+		i = q.heapUp(int(i))
+		q.timerNeededLocked(at)
+	} else if prio <= e.prio {
+		return // nothing changes: no map write
+	}
+	q.entries[key] = waitingEntry(i, max(prio, e.prio), e.inFlight())
 }
 
 // Len returns the number of ready keys: what Get can hand out now. Delayed
@@ -269,10 +287,8 @@ func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
 	}
 	n := q.ready.pop()
 	node := &q.ready.nodes[n]
-	key = node.key
-	e := q.entries[key]
-	priority = int(e.prio)
-	q.entries[key] = entry{ref: inFlightBit | placeNone}
+	node.state = nodeInFlight
+	key, priority = node.key, int(node.prio)
 	q.inFlight++
 	if q.metrics != nil {
 		now := q.now()
@@ -281,7 +297,6 @@ func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
 			q.timerNeededLocked(now + unfinishedWorkPeriod)
 		}
 	}
-	q.ready.free(n)
 	q.mu.Unlock()
 	return key, priority, false
 }
@@ -292,26 +307,36 @@ func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
 func (q *Queue[T]) Done(key T) {
 	q.mu.Lock()
 	e, ok := q.entries[key]
-	if !ok || !e.inFlight() {
+	if !ok {
 		q.mu.Unlock()
 		return
+	}
+	if e.waiting() {
+		if !e.inFlight() {
+			q.mu.Unlock()
+			return
+		}
+		q.entries[key] = waitingEntry(e.index(), e.prio, false)
+	} else {
+		n := e.index()
+		node := &q.ready.nodes[n]
+		switch node.state {
+		case nodeReady:
+			q.mu.Unlock()
+			return
+		case nodeInFlight:
+			delete(q.entries, key)
+			q.ready.free(n)
+		case nodeHeld:
+			q.ready.link(n, node.prio, q.ready.handedOut)
+			if q.getWaiters > 0 {
+				q.readyCond.Signal()
+			}
+		}
 	}
 	q.inFlight--
 	if q.metrics != nil {
 		q.metrics.done(key, q.now())
-	}
-	switch e.place() {
-	case placeNone:
-		delete(q.entries, key)
-	case placeHeld:
-		n := e.index()
-		q.ready.link(n, e.prio, q.ready.handedOut)
-		q.entries[key] = entry{ref: placeReady | n, prio: e.prio}
-		if q.getWaiters > 0 {
-			q.readyCond.Signal()
-		}
-	case placeWaiting:
-		q.entries[key] = entry{ref: placeWaiting | e.index(), prio: e.prio}
 	}
 	if q.inFlight == 0 && q.draining {
 		q.idleCond.Broadcast()

@@ -7,8 +7,15 @@ const noIndex = ^uint32(0)
 // agedShare serves a starving lower level, the rest serve the top level.
 const agedShare = 4
 
-// readyNode is one ready key (or one held key: ready, but in flight, so not
-// linked anywhere until Done).
+// Node states. A node exists from the moment its key is ready until Done,
+// so hand-outs and re-adds of an in-flight key touch the node, not the map.
+const (
+	nodeReady    uint8 = iota // linked: Get can hand it out
+	nodeInFlight              // handed out, nothing pending
+	nodeHeld                  // handed out and added again: linked on Done
+)
+
+// readyNode is one key that is ready, in flight, or both.
 type readyNode[T comparable] struct {
 	key T
 	// readyAt is when the key became ready, on the queue's clock; kept only
@@ -22,6 +29,8 @@ type readyNode[T comparable] struct {
 	// older/newer link the level's arrival order.
 	older, newer uint32
 	lane         uint32
+	prio         int32
+	state        uint8
 }
 
 // lane is one fairness lane of one priority level: a FIFO of nodes, and a
@@ -55,6 +64,8 @@ type readyQueue[T comparable] struct {
 	nodes    []readyNode[T]
 	freeNode uint32
 	live     int // allocated nodes, linked or held
+	// peak is the most nodes live since the arena was last empty.
+	peak int
 
 	lanes    []lane
 	freeLane uint32
@@ -86,6 +97,7 @@ func newReadyQueue[T comparable](laneOf func(T) string, starvationLimit int) rea
 // alloc returns an unlinked node for key.
 func (r *readyQueue[T]) alloc(key T, readyAt int64) uint32 {
 	r.live++
+	r.peak = max(r.peak, r.live)
 	n := r.freeNode
 	if n == noIndex {
 		n = uint32(len(r.nodes))
@@ -97,17 +109,21 @@ func (r *readyQueue[T]) alloc(key T, readyAt int64) uint32 {
 	return n
 }
 
-// free recycles an unlinked node. When nothing is left it gives the arenas
-// back, so a burst does not pin its memory.
+// free recycles an unlinked node. When the queue empties after a round that
+// used under a quarter of the arena, the arenas are given back, so a burst
+// does not pin its memory while steady traffic keeps reusing them.
 func (r *readyQueue[T]) free(n uint32) {
 	var zero T
 	r.nodes[n].key = zero // do not keep the key reachable
 	r.nodes[n].next = r.freeNode
 	r.freeNode = n
 	r.live--
-	if r.live == 0 && cap(r.nodes) > 4096 {
-		r.nodes, r.freeNode = nil, noIndex
-		r.lanes, r.freeLane = nil, noIndex
+	if r.live == 0 {
+		if cap(r.nodes) > 4096 && r.peak < cap(r.nodes)/4 {
+			r.nodes, r.freeNode = nil, noIndex
+			r.lanes, r.freeLane = nil, noIndex
+		}
+		r.peak = 0
 	}
 }
 
@@ -118,13 +134,13 @@ func (r *readyQueue[T]) push(key T, prio int32, readyAt int64) uint32 {
 	return n
 }
 
-// link appends node n to the tail of its lane at prio.
+// link appends node n to the tail of its lane at prio and marks it ready.
 func (r *readyQueue[T]) link(n uint32, prio int32, seq uint64) {
 	li := r.levelFor(prio)
 	lv := &r.levels[li]
 	ln := r.laneFor(li, r.nodes[n].key)
 	node := &r.nodes[n]
-	node.seq, node.lane = seq, ln
+	node.seq, node.lane, node.prio, node.state = seq, ln, prio, nodeReady
 
 	l := &r.lanes[ln]
 	node.prev, node.next = l.tail, noIndex
@@ -194,8 +210,8 @@ func (r *readyQueue[T]) move(n uint32, prio int32) {
 	r.link(n, prio, seq)
 }
 
-// pop unlinks and returns the next node to hand out. The queue must not be
-// empty.
+// pop unlinks and returns the next node to hand out, still allocated. The
+// queue must not be empty.
 func (r *readyQueue[T]) pop() uint32 {
 	li := r.chooseLevel()
 	lv := &r.levels[li]

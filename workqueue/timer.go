@@ -90,18 +90,7 @@ func (q *Queue[T]) promoteLocked(now int64) {
 		item := q.waiting[0]
 		q.heapRemove(0)
 		e := q.entries[item.key]
-		readyAt := q.readyTime()
-		if e.inFlight() {
-			n := q.ready.alloc(item.key, readyAt)
-			q.entries[item.key] = entry{ref: inFlightBit | placeHeld | n, prio: e.prio}
-			if q.metrics != nil {
-				q.metrics.added()
-			}
-			continue
-		}
-		n := q.ready.push(item.key, e.prio, readyAt)
-		q.entries[item.key] = entry{ref: placeReady | n, prio: e.prio}
-		q.addedLocked()
+		q.readyFromWaitingLocked(item.key, e, e.prio)
 	}
 }
 

@@ -31,7 +31,7 @@ func (q *Queue[T]) heapRemove(i uint32) {
 		if j == i {
 			j = q.heapDown(int(i))
 		}
-		q.entries[moved.key] = q.entries[moved.key].at(placeWaiting, j)
+		q.entries[moved.key] = q.entries[moved.key].withIndex(j)
 	}
 	if last == 0 && cap(q.waiting) > 4096 {
 		q.waiting = nil // a drained burst should not pin its memory
@@ -77,5 +77,5 @@ func (q *Queue[T]) heapDown(i int) uint32 {
 
 func (q *Queue[T]) heapPlace(i int, item waitItem[T]) {
 	q.waiting[i] = item
-	q.entries[item.key] = q.entries[item.key].at(placeWaiting, uint32(i))
+	q.entries[item.key] = q.entries[item.key].withIndex(uint32(i))
 }
