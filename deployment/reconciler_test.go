@@ -30,7 +30,7 @@ import (
 // Objects put in the caches are copies: the Reconciler must never write to
 // them, and tests compare against what they put in.
 type syncRig struct {
-	t           *testing.T
+	t           testing.TB
 	client      *fake.Clientset
 	deployments cache.Indexer
 	replicaSets cache.Indexer
@@ -40,7 +40,7 @@ type syncRig struct {
 	r           *Reconciler
 }
 
-func newSyncRig(t *testing.T) *syncRig {
+func newSyncRig(t testing.TB) *syncRig {
 	t.Helper()
 	g := &syncRig{
 		t:           t,
@@ -718,6 +718,60 @@ func TestReconcileHostileSpecs(t *testing.T) {
 			g.mustReconcile(good)
 			if w := g.writes(); len(w) == 0 || !strings.HasPrefix(w[0], "create replicasets good-") {
 				t.Errorf("the good Deployment's pass: %q", w)
+			}
+		})
+	}
+}
+
+// BenchmarkReconcileSteadyState measures a pass over a Deployment with
+// nothing to do, in a namespace crowded with other Deployments and pods: the
+// pass reads only its own ReplicaSets and, for Recreate, its own pods
+// through the index.
+func BenchmarkReconcileSteadyState(b *testing.B) {
+	for _, strategy := range []string{"RollingUpdate", "Recreate"} {
+		b.Run(strategy, func(b *testing.B) {
+			g := newSyncRig(b)
+			var target *appsv1.Deployment
+			for i := 0; i < 100; i++ {
+				d := newDeployment(fmt.Sprintf("d%03d", i), 10)
+				if strategy == "Recreate" {
+					withRecreate(d)
+				}
+				rs := withStatus(newReplicaSet(d, "h", 10, 0), 10, 10, 10)
+				g.add(d, rs)
+				for p := 0; p < 10; p++ {
+					g.addCached(newPod(rs, fmt.Sprintf("%s-%d", rs.Name, p), corev1.PodRunning))
+				}
+				if i == 50 {
+					target = d
+				}
+			}
+			// Let the target settle: revision, conditions, status.
+			for pass := 0; pass < 5; pass++ {
+				g.client.ClearActions()
+				if _, err := g.reconcile(target); err != nil {
+					b.Fatal(err)
+				}
+				if len(g.writes()) == 0 {
+					break
+				}
+				g.settle()
+				obj, _, _ := g.deployments.GetByKey("default/" + target.Name)
+				target = obj.(*appsv1.Deployment)
+			}
+			g.client.ClearActions()
+			ctx := context.Background()
+			key := "default/" + target.Name
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := g.r.Reconcile(ctx, key); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			if w := g.writes(); len(w) != 0 {
+				b.Fatalf("steady state wrote %q", w)
 			}
 		})
 	}
