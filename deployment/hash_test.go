@@ -82,3 +82,12 @@ func TestPodTemplateHashProperties(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkPodTemplateHash measures the hash of a one-container template,
+// computed on every pass that looks for or creates the new ReplicaSet.
+func BenchmarkPodTemplateHash(b *testing.B) {
+	tpl := &newDeployment("web", 1).Spec.Template
+	for b.Loop() {
+		PodTemplateHash(tpl, nil)
+	}
+}
