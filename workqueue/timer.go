@@ -75,6 +75,12 @@ func (q *Queue[T]) runTimer() {
 		} else {
 			timer.Reset(d)
 		}
+		if q.now() >= next {
+			// The clock moved while the timer was being armed (a fake
+			// clock stepped in between): the timer counts from the new
+			// time and would fire late, so go round now instead.
+			continue
+		}
 		select {
 		case <-timer.C():
 		case <-q.wake:
