@@ -2,9 +2,11 @@ package manager
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,8 +15,12 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"go.uber.org/goleak"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 func TestMain(m *testing.M) {
@@ -182,4 +188,31 @@ func probe(h http.Handler, target string) (int, string) {
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, target, nil))
 	return w.Code, w.Body.String()
+}
+
+// withOptimisticConcurrency makes the fake clientset treat Leases as the API
+// server does: every write bumps resourceVersion, and an update carrying a
+// stale one fails with a conflict. Without it, two candidates that read the
+// same free Lease could both update it and both lead.
+func withOptimisticConcurrency(client *fake.Clientset) *fake.Clientset {
+	var version atomic.Int64 // reactors run under the fake's lock; atomic for the race detector's sake
+	next := func() string { return strconv.FormatInt(version.Add(1), 10) }
+	client.PrependReactor("create", "leases", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		a.(k8stesting.CreateAction).GetObject().(*coordinationv1.Lease).ResourceVersion = next()
+		return false, nil, nil // the tracker stores it
+	})
+	client.PrependReactor("update", "leases", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		lease := a.(k8stesting.UpdateAction).GetObject().(*coordinationv1.Lease)
+		stored, err := client.Tracker().Get(coordinationv1.SchemeGroupVersion.WithResource("leases"), lease.Namespace, lease.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		if rv := stored.(*coordinationv1.Lease).ResourceVersion; rv != lease.ResourceVersion {
+			return true, nil, apierrors.NewConflict(coordinationv1.Resource("leases"), lease.Name,
+				fmt.Errorf("resourceVersion %q is stale, stored %q", lease.ResourceVersion, rv))
+		}
+		lease.ResourceVersion = next()
+		return false, nil, nil
+	})
+	return client
 }

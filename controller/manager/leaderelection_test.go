@@ -3,6 +3,9 @@ package manager
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -76,7 +79,7 @@ func isClosedChan(c <-chan struct{}) bool { return isClosed(c) }
 // the Lease would have expired.
 func TestLeaderElectionHandoverOnRelease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset()
+		client := withOptimisticConcurrency(fake.NewClientset())
 		var active, maxActive atomic.Int32
 
 		a := startCandidate(t, leOptions(client, "a", true), &active, &maxActive)
@@ -116,7 +119,7 @@ func TestLeaderElectionHandoverOnRelease(t *testing.T) {
 // over only once it has expired.
 func TestLeaderElectionTakeoverAfterExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset()
+		client := withOptimisticConcurrency(fake.NewClientset())
 		var active, maxActive atomic.Int32
 		a := startCandidate(t, leOptions(client, "a", false), &active, &maxActive)
 		<-a.m.Elected()
@@ -143,7 +146,7 @@ func TestLeaderElectionTakeoverAfterExpiry(t *testing.T) {
 // and Run returns ErrLeaderElectionLost.
 func TestLeaderElectionLost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset()
+		client := withOptimisticConcurrency(fake.NewClientset())
 		var failUpdates atomic.Bool
 		client.PrependReactor("update", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
 			if failUpdates.Load() {
@@ -185,7 +188,7 @@ func TestLeaderElectionLost(t *testing.T) {
 // runnables, and is ready: failover starts with warm caches.
 func TestStandbyIsWarmAndReady(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset()
+		client := withOptimisticConcurrency(fake.NewClientset())
 		var active, maxActive atomic.Int32
 		a := startCandidate(t, leOptions(client, "a", true), &active, &maxActive)
 		<-a.m.Elected()
@@ -211,6 +214,9 @@ func TestStandbyIsWarmAndReady(t *testing.T) {
 		if code, body := probe(m.readyz.handler("/readyz"), "/readyz"); code != 200 {
 			t.Errorf("standby /readyz = %d %q, want 200", code, body)
 		}
+		if code, body := probe(m.healthz.handler("/healthz"), "/healthz?verbose"); code != 200 || !strings.Contains(body, "[+]leader-election ok") {
+			t.Errorf("standby /healthz?verbose = %d %q, want 200 with leader-election ok", code, body)
+		}
 		if isClosedChan(leader.started) {
 			t.Error("standby started its leader runnable")
 		}
@@ -219,5 +225,42 @@ func TestStandbyIsWarmAndReady(t *testing.T) {
 			t.Errorf("Run: %v", err)
 		}
 		a.stop(t)
+	})
+}
+
+// Several candidates started at the same instant: exactly one leads at any
+// time, and each release hands over to exactly one of the rest.
+func TestLeaderElectionManyCandidates(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := withOptimisticConcurrency(fake.NewClientset())
+		var active, maxActive atomic.Int32
+		var cs []*candidate
+		for i := range 4 {
+			cs = append(cs, startCandidate(t, leOptions(client, fmt.Sprintf("c%d", i), true), &active, &maxActive))
+		}
+		for len(cs) > 0 {
+			// Long enough for a takeover after a release (a RetryPeriod
+			// with jitter), and for a duplicate leader to show up.
+			time.Sleep(2 * DefaultLeaseDuration)
+			synctest.Wait()
+			var leaders []int
+			for i, c := range cs {
+				if isClosed(c.leader.started) {
+					leaders = append(leaders, i)
+				}
+			}
+			if len(leaders) != 1 {
+				t.Fatalf("%d of %d candidates lead, want exactly 1", len(leaders), len(cs))
+			}
+			l := cs[leaders[0]]
+			if got := leaseHolder(t, client, leaseNS, leaseName); got != l.m.ID() {
+				t.Errorf("lease holder = %q, want the running leader %q", got, l.m.ID())
+			}
+			l.stop(t)
+			cs = slices.Delete(cs, leaders[0], leaders[0]+1)
+		}
+		if n := maxActive.Load(); n != 1 {
+			t.Errorf("at most %d leader runnables ran at once, want 1", n)
+		}
 	})
 }

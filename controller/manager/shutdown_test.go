@@ -35,7 +35,7 @@ func get(t *testing.T, url string) (int, string) {
 // HTTP servers, and releases the Lease last. Each stage checks from inside
 // that the later ones are still up.
 func TestShutdownOrder(t *testing.T) {
-	client := fake.NewClientset()
+	client := withOptimisticConcurrency(fake.NewClientset())
 	opts := leOptions(client, "a", true)
 	opts.HealthProbeAddr = "127.0.0.1:0"
 	m, err := New(opts)
@@ -126,7 +126,7 @@ func TestShutdownOrderWithoutLeaderElection(t *testing.T) {
 // the runnable it guards may still be working.
 func TestShutdownTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset()
+		client := withOptimisticConcurrency(fake.NewClientset())
 		opts := leOptions(client, "a", true)
 		opts.GracefulShutdownTimeout = 5 * time.Second
 		m, err := New(opts)
