@@ -1,0 +1,102 @@
+package manager_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/go-logr/logr/funcr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/manager"
+	"github.com/ctrlkit/ctrlkit/handler"
+)
+
+// controller.Controller plugs into the Manager through the optional
+// interfaces.
+var (
+	_ manager.Runnable               = (*controller.Controller[string])(nil)
+	_ manager.Named                  = (*controller.Controller[string])(nil)
+	_ manager.SyncReporter           = (*controller.Controller[string])(nil)
+	_ manager.LeaderElectionRunnable = (*controller.Controller[string])(nil)
+)
+
+// A real controller under a leader-elected Manager reconciles what its
+// informer (started by the Manager) lists, and a second controller with
+// the same name is refused.
+func TestManagerRunsController(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		quiet := funcr.New(func(string, string) {}, funcr.Options{})
+		client := fake.NewClientset(
+			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}},
+			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "b"}},
+		)
+		factory := informers.NewSharedInformerFactory(client, 0)
+
+		var mu sync.Mutex
+		var reconciled []string
+		all := make(chan struct{})
+		ctrl, err := controller.New("pods", controller.ReconcilerFunc[string](func(_ context.Context, key string) (controller.Result, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			reconciled = append(reconciled, key)
+			if len(reconciled) == 2 {
+				close(all)
+			}
+			return controller.Result{}, nil
+		}), controller.Options[string]{Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ctrl.Watch(factory.Core().V1().Pods().Informer(), handler.ForObject(handler.ObjectKey)); err != nil {
+			t.Fatal(err)
+		}
+
+		mgr, err := manager.New(manager.Options{
+			Logger: quiet,
+			LeaderElection: manager.LeaderElection{
+				Enabled: true, Client: client, Namespace: "kube-system", Name: "pods", ID: "me", ReleaseOnCancel: true,
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mgr.AddInformerFactory(manager.Factory(factory)); err != nil {
+			t.Fatal(err)
+		}
+		if err := mgr.Add(ctrl); err != nil {
+			t.Fatal(err)
+		}
+		twin, err := controller.New("pods", controller.ReconcilerFunc[string](nil), controller.Options[string]{Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mgr.Add(twin); err == nil {
+			t.Error("a second controller named pods was accepted")
+		}
+
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- mgr.Run(ctx) }()
+		<-all
+		if !ctrl.HasSynced() {
+			t.Error("controller reconciling but not synced")
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		slices.Sort(reconciled)
+		if want := []string{"ns/a", "ns/b"}; !slices.Equal(reconciled, want) {
+			t.Errorf("reconciled %q, want %q", reconciled, want)
+		}
+	})
+}
