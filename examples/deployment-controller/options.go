@@ -1,0 +1,47 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
+)
+
+// component names the process in its user agent, events and Lease.
+const component = "ctrlkit-deployment-controller"
+
+// options are the command's flags.
+type options struct {
+	managerflags.Options
+	// ConcurrentDeploymentSyncs is the number of workers.
+	ConcurrentDeploymentSyncs int
+}
+
+// parseOptions parses args (without the program name) with
+// kube-controller-manager's defaults. Usage and parse errors go to output;
+// -h returns flag.ErrHelp.
+func parseOptions(args []string, output io.Writer) (*options, error) {
+	o := &options{
+		Options:                   managerflags.Defaults(component),
+		ConcurrentDeploymentSyncs: 5,
+	}
+	fs := flag.NewFlagSet("deployment-controller", flag.ContinueOnError)
+	fs.SetOutput(output)
+	o.AddFlags(fs)
+	fs.IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs,
+		"The number of deployment objects that are allowed to sync concurrently. Larger number = more responsive deployments, but more CPU (and network) load.")
+	if err := managerflags.Parse(fs, args); err != nil {
+		return nil, err
+	}
+	var errs []error
+	if o.ConcurrentDeploymentSyncs < 1 {
+		errs = append(errs, fmt.Errorf("--concurrent-deployment-syncs must be at least 1, got %d", o.ConcurrentDeploymentSyncs))
+	}
+	errs = append(errs, o.Validate())
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("invalid flags: %w", err)
+	}
+	return o, nil
+}

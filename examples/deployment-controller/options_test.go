@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
+)
+
+func TestParseOptionsDefaultsAreKubeControllerManagers(t *testing.T) {
+	o, err := parseOptions(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &options{
+		Options: managerflags.Options{
+			KubeAPIQPS:                   20,
+			KubeAPIBurst:                 30,
+			LeaderElect:                  true,
+			LeaderElectLeaseDuration:     15 * time.Second,
+			LeaderElectRenewDeadline:     10 * time.Second,
+			LeaderElectRetryPeriod:       2 * time.Second,
+			LeaderElectResourceNamespace: "kube-system",
+			LeaderElectResourceName:      "ctrlkit-deployment-controller",
+			MetricsBindAddress:           ":8080",
+			HealthProbeBindAddress:       ":8081",
+		},
+		ConcurrentDeploymentSyncs: 5,
+	}
+	if diff := cmp.Diff(want, o); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseOptionsReadsEveryFlag(t *testing.T) {
+	o, err := parseOptions([]string{
+		"--kubeconfig=/etc/kubeconfig",
+		"--master", "https://10.0.0.1:6443",
+		"--concurrent-deployment-syncs=50",
+		"--kube-api-qps=200.5",
+		"--kube-api-burst=300",
+		"--leader-elect=false",
+		"--leader-elect-lease-duration=30s",
+		"--leader-elect-renew-deadline=20s",
+		"--leader-elect-retry-period=5s",
+		"--leader-elect-resource-namespace=ctrlkit-system",
+		"--leader-elect-resource-name=mine",
+		"--metrics-bind-address=0",
+		"--health-probe-bind-address=127.0.0.1:9443",
+	}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &options{
+		Options: managerflags.Options{
+			Kubeconfig:                   "/etc/kubeconfig",
+			Master:                       "https://10.0.0.1:6443",
+			KubeAPIQPS:                   200.5,
+			KubeAPIBurst:                 300,
+			LeaderElect:                  false,
+			LeaderElectLeaseDuration:     30 * time.Second,
+			LeaderElectRenewDeadline:     20 * time.Second,
+			LeaderElectRetryPeriod:       5 * time.Second,
+			LeaderElectResourceNamespace: "ctrlkit-system",
+			LeaderElectResourceName:      "mine",
+			MetricsBindAddress:           "0",
+			HealthProbeBindAddress:       "127.0.0.1:9443",
+		},
+		ConcurrentDeploymentSyncs: 50,
+	}
+	if diff := cmp.Diff(want, o); diff != "" {
+		t.Errorf("options (-want +got):\n%s", diff)
+	}
+	mo := o.ManagerOptions(nil, nil)
+	if mo.MetricsAddr != "" || mo.HealthProbeAddr != "127.0.0.1:9443" || mo.LeaderElection.Enabled {
+		t.Errorf("manager options %+v: want metrics off, probes on 127.0.0.1:9443, no leader election", mo)
+	}
+}
+
+func TestParseOptionsRejectsBadInput(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string // substrings of the error
+	}{
+		{[]string{"--no-such-flag"}, []string{"flag provided but not defined: -no-such-flag"}},
+		{[]string{"--concurrent-deployment-syncs=many"}, []string{"concurrent-deployment-syncs", "invalid value"}},
+		{[]string{"--concurrent-deployment-syncs=0"}, []string{"--concurrent-deployment-syncs must be at least 1, got 0"}},
+		{[]string{"--kube-api-qps=-1", "--kube-api-burst=0"}, []string{"--kube-api-qps must be positive", "--kube-api-burst must be at least 1"}},
+		{[]string{"--leader-elect-renew-deadline=20s"}, []string{"--leader-elect-renew-deadline (20s) must be positive and less than --leader-elect-lease-duration (15s)"}},
+		{[]string{"--leader-elect-retry-period=9s"}, []string{"--leader-elect-retry-period (9s)"}},
+		{[]string{"--leader-elect-resource-name="}, []string{"--leader-elect-resource-name must not be empty"}},
+		{[]string{"stray"}, []string{`unexpected arguments ["stray"]`}},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		_, err := parseOptions(tt.args, &out)
+		if err == nil {
+			t.Errorf("parseOptions(%q) succeeded, want an error", tt.args)
+			continue
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("parseOptions(%q) error %q lacks %q", tt.args, err, want)
+			}
+		}
+	}
+	// Leader election settings are not checked when it is off.
+	if _, err := parseOptions([]string{"--leader-elect=false", "--leader-elect-renew-deadline=1h"}, io.Discard); err != nil {
+		t.Errorf("leader election off: %v", err)
+	}
+}
+
+func TestRunHelpAndErrorsBeforeConnecting(t *testing.T) {
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"-h"}, &out)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("run(-h) = %v, want flag.ErrHelp", err)
+	}
+	for _, name := range []string{"-kubeconfig", "-concurrent-deployment-syncs", "-leader-elect-lease-duration", "-v "} {
+		if !strings.Contains(out.String(), name) {
+			t.Errorf("usage lacks %s:\n%s", name, out.String())
+		}
+	}
+
+	err = run(context.Background(), []string{"--kubeconfig=/nonexistent/kubeconfig"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/kubeconfig") {
+		t.Errorf("run with a missing kubeconfig = %v, want an error naming it", err)
+	}
+}
