@@ -100,3 +100,17 @@ func TestDeploymentFenceposts(t *testing.T) {
 		})
 	}
 }
+
+func TestSpecReplicasDefaults(t *testing.T) {
+	d := newDeployment("web", 4)
+	rs := newReplicaSet(d, "abc", 2, 0)
+	if specReplicas(d) != 4 || rsSpecReplicas(rs) != 2 {
+		t.Fatalf("specReplicas = %d, rsSpecReplicas = %d; want 4, 2", specReplicas(d), rsSpecReplicas(rs))
+	}
+	// The API server defaults a missing spec.replicas to 1; objects built in
+	// tests or by other tools may lack it.
+	d.Spec.Replicas, rs.Spec.Replicas = nil, nil
+	if specReplicas(d) != 1 || rsSpecReplicas(rs) != 1 {
+		t.Errorf("with nil replicas: specReplicas = %d, rsSpecReplicas = %d; want 1, 1", specReplicas(d), rsSpecReplicas(rs))
+	}
+}

@@ -376,3 +376,13 @@ func TestSetPausedCondition(t *testing.T) {
 		})
 	}
 }
+
+func TestRolloutTimedOutNeedsADeadline(t *testing.T) {
+	d := newDeployment("web", 3)
+	d.Spec.ProgressDeadlineSeconds = nil
+	status := appsv1.DeploymentStatus{Conditions: []appsv1.DeploymentCondition{
+		progressingCondition(corev1.ConditionFalse, ReasonProgressDeadlineExceeded, testEpoch)}}
+	if rolloutTimedOut(d, &status, testEpoch.Add(time.Hour)) {
+		t.Error("rolloutTimedOut() = true without a progress deadline")
+	}
+}

@@ -14,12 +14,15 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 
+	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
@@ -350,4 +353,35 @@ func rsNamesOf(items []appsv1.ReplicaSet) []string {
 		out = append(out, rs.Name)
 	}
 	return out
+}
+
+func TestNewControllerRejectsMissingParts(t *testing.T) {
+	env := fake.NewClientset()
+	factory := informers.NewSharedInformerFactory(env, 0)
+	recorder := record.NewFakeRecorder(1)
+	for name, call := range map[string]func() error{
+		"nil client":   func() error { _, _, err := NewController(nil, factory, recorder, Options{}); return err },
+		"nil factory":  func() error { _, _, err := NewController(env, nil, recorder, Options{}); return err },
+		"nil recorder": func() error { _, _, err := NewController(env, factory, nil, Options{}); return err },
+		"bad controller options": func() error {
+			_, _, err := NewController(env, factory, recorder, Options{Controller: controller.Options[string]{Workers: -1}})
+			return err
+		},
+	} {
+		if err := call(); err == nil {
+			t.Errorf("%s: NewController() error = nil, want an error", name)
+		}
+	}
+}
+
+func TestEventRulesIgnoreForeignObjects(t *testing.T) {
+	rules, q := newRules(t, newDeployment("web", 1))
+	rules.addReplicaSet(&corev1.Pod{}, false)
+	rules.updateReplicaSet(&corev1.Pod{}, &corev1.Pod{})
+	rules.deleteReplicaSet(&corev1.Pod{})
+	rules.deletePod(&appsv1.ReplicaSet{})
+	rules.deletePod(cache.DeletedFinalStateUnknown{Obj: &appsv1.ReplicaSet{}})
+	if len(q.keys) != 0 {
+		t.Errorf("keys = %v, want none for objects of the wrong type", q.keys)
+	}
 }
