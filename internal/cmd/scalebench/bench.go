@@ -1,0 +1,328 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+
+	"github.com/ctrlkit/ctrlkit/internal/controlplane"
+)
+
+const (
+	namespace = "scalebench"
+	imageV1   = "registry.example/scalebench:v1"
+	imageV2   = "registry.example/scalebench:v2"
+)
+
+// phaseResult is how one phase went. available < total means it timed out.
+type phaseResult struct {
+	elapsed          time.Duration
+	available, total int
+}
+
+// result is one controller's measurements.
+type result struct {
+	controller            controllerKind
+	deployments, replicas int
+	create, rollout       phaseResult
+	// apiWrites are the Deployment controller's writes, other than events,
+	// as kube-apiserver counted them (see byDeploymentController).
+	apiWrites writes
+	// events is the number of event writes: the sum of the counts of the
+	// Events the Deployment controller recorded.
+	events int
+	// clientWrites are the writes our controller's client sent; nil for
+	// upstream's.
+	clientWrites writes
+}
+
+// benchmark measures one controller on a control plane of its own.
+func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writer) (res result, err error) {
+	res = result{controller: kind, deployments: cfg.deployments, replicas: cfg.replicas}
+	opts := controlplane.Options{
+		Nodes:                        cfg.nodeCount(),
+		UpstreamDeploymentController: kind == upstream,
+		KCMQPS:                       float32(cfg.qps),
+		Log:                          log,
+	}
+	if cfg.dir != "" {
+		opts.Dir = filepath.Join(cfg.dir, string(kind))
+	}
+	cp, err := controlplane.Start(ctx, opts)
+	if err != nil {
+		return res, err
+	}
+	defer func() { err = errors.Join(err, cp.Stop()) }()
+
+	// The benchmark's own writes go through a counter too, to be subtracted.
+	benchWrites := newWriteCounter()
+	rc := cp.RESTConfig()
+	rc.UserAgent = "ctrlkit-scalebench"
+	rc.Wrap(benchWrites.wrap)
+	client, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return res, err
+	}
+	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil {
+		return res, fmt.Errorf("create namespace: %w", err)
+	}
+
+	track := newTracker()
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(namespace))
+	defer func() {
+		stopWatch()
+		factory.Shutdown()
+	}()
+	if _, err := factory.Apps().V1().Deployments().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    track.observe,
+		UpdateFunc: func(_, obj any) { track.observe(obj) },
+	}); err != nil {
+		return res, err
+	}
+	factory.Start(watchCtx.Done())
+	factory.WaitForCacheSync(watchCtx.Done())
+
+	if kind == ours {
+		ctrl, err := startOurs(ctx, cp.RESTConfig(), cfg)
+		if err != nil {
+			return res, err
+		}
+		defer func() { err = errors.Join(err, ctrl.stop()) }()
+		defer func() { res.clientWrites = ctrl.counter.snapshot() }()
+	}
+
+	before, err := scrapeWrites(ctx, client)
+	if err != nil {
+		return res, err
+	}
+
+	fmt.Fprintf(log, "scalebench %s: creating %d Deployments of %d replicas\n", kind, cfg.deployments, cfg.replicas)
+	track.startPhase(imageV1)
+	if res.create, err = runPhase(ctx, cfg, track, log, string(kind)+" create", func(ctx context.Context, i int) error {
+		return createDeployment(ctx, client, i, cfg.replicas)
+	}); err != nil {
+		return res, err
+	}
+	if res.create.available == res.create.total {
+		fmt.Fprintf(log, "scalebench %s: rolling every Deployment to a new image\n", kind)
+		track.startPhase(imageV2)
+		if res.rollout, err = runPhase(ctx, cfg, track, log, string(kind)+" rollout", func(ctx context.Context, i int) error {
+			return setImage(ctx, client, i, imageV2)
+		}); err != nil {
+			return res, err
+		}
+	}
+
+	after, err := settledWrites(ctx, client, log)
+	if err != nil {
+		return res, err
+	}
+	ownWrites := benchWrites.snapshot().filter(byDeploymentController)
+	res.apiWrites = after.minus(before).filter(byDeploymentController).minus(ownWrites)
+	if res.events, err = countEvents(ctx, client); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// runPhase makes write(i) for every Deployment i with cfg.createWorkers
+// concurrent requests, then waits until the tracker counts every Deployment
+// available, or cfg.phaseTimeout passes: then it returns how far it got.
+func runPhase(ctx context.Context, cfg config, track *tracker, log io.Writer, name string, write func(context.Context, int) error) (phaseResult, error) {
+	n := cfg.deployments
+	began := time.Now()
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		writeErr = make(chan error, 1)
+	)
+	// On the way out, stop the writers (a timed-out phase may still have
+	// some), then wait for them.
+	defer wg.Wait()
+	writeCtx, stopWrites := context.WithCancel(ctx)
+	defer stopWrites()
+	for range min(cfg.createWorkers, n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				if err := write(writeCtx, i); err != nil {
+					errOnce.Do(func() { writeErr <- err })
+					return
+				}
+			}
+		})
+	}
+
+	deadline := time.NewTimer(cfg.phaseTimeout)
+	defer deadline.Stop()
+	poll := time.NewTicker(100 * time.Millisecond)
+	defer poll.Stop()
+	lastReport := began
+	for {
+		count, last := track.progress()
+		if count == n {
+			r := phaseResult{elapsed: last.Sub(began), available: n, total: n}
+			fmt.Fprintf(log, "scalebench %s: all %d available after %.1fs\n", name, n, r.elapsed.Seconds())
+			return r, nil
+		}
+		if time.Since(lastReport) >= 10*time.Second {
+			lastReport = time.Now()
+			fmt.Fprintf(log, "scalebench %s: %d/%d available after %.0fs\n", name, count, n, time.Since(began).Seconds())
+		}
+		select {
+		case err := <-writeErr:
+			return phaseResult{}, fmt.Errorf("%s: %w", name, err)
+		case <-ctx.Done():
+			return phaseResult{}, ctx.Err()
+		case <-deadline.C:
+			fmt.Fprintf(log, "scalebench %s: timed out after %s with %d/%d available\n", name, cfg.phaseTimeout, count, n)
+			return phaseResult{elapsed: cfg.phaseTimeout, available: count, total: n}, nil
+		case <-poll.C:
+		}
+	}
+}
+
+// retriable reports whether a failed benchmark write is worth repeating.
+func retriable(err error) bool {
+	return !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) && !apierrors.IsForbidden(err) && !errors.Is(err, context.Canceled)
+}
+
+func deploymentName(i int) string { return fmt.Sprintf("bench-%05d", i) }
+
+// createDeployment creates the i-th Deployment on imageV1. A create that
+// already happened (its response lost, then retried) counts as done.
+func createDeployment(ctx context.Context, client kubernetes.Interface, i, replicas int) error {
+	name := deploymentName(i)
+	labels := map[string]string{"app": name}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(int32(replicas)),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					Containers: []corev1.Container{{Name: "app", Image: imageV1}},
+					// kwok deletes pods at once; no grace period to wait out.
+					TerminationGracePeriodSeconds: ptr.To[int64](0),
+				},
+			},
+		},
+	}
+	err := retry.OnError(retry.DefaultBackoff, retriable, func() error {
+		_, err := client.AppsV1().Deployments(namespace).Create(ctx, d, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("create deployment %s: %w", name, err)
+	}
+	return nil
+}
+
+// setImage points the i-th Deployment's container at image with a JSON
+// patch, which cannot conflict with the controller's status writes.
+func setImage(ctx context.Context, client kubernetes.Interface, i int, image string) error {
+	name := deploymentName(i)
+	patch := fmt.Appendf(nil, `[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":%q}]`, image)
+	err := retry.OnError(retry.DefaultBackoff, retriable, func() error {
+		_, err := client.AppsV1().Deployments(namespace).Patch(ctx, name, types.JSONPatchType, patch, metav1.PatchOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("patch deployment %s: %w", name, err)
+	}
+	return nil
+}
+
+// settledWrites waits until the Deployment controller's writes stop (the
+// last status updates may land after the last Deployment is available),
+// polling the API server's metrics, and returns its last counts.
+func settledWrites(ctx context.Context, client kubernetes.Interface, log io.Writer) (writes, error) {
+	const (
+		interval = 2 * time.Second
+		limit    = time.Minute
+	)
+	began := time.Now()
+	prev, err := scrapeWrites(ctx, client)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(interval):
+		}
+		cur, err := scrapeWrites(ctx, client)
+		if err != nil {
+			return nil, err
+		}
+		changed := cur.minus(prev).filter(byDeploymentController)
+		if len(changed) == 0 {
+			return cur, nil
+		}
+		if time.Since(began) > limit {
+			fmt.Fprintf(log, "scalebench: Deployment controller writes still going after %s (%s); counting up to now\n", limit, changed)
+			return cur, nil
+		}
+		prev = cur
+	}
+}
+
+// countEvents returns how many event writes the Deployment controller made:
+// each Event it recorded, counted as often as it occurred (a repeat is a
+// PATCH of the same Event).
+func countEvents(ctx context.Context, client kubernetes.Interface) (int, error) {
+	n := 0
+	err := listAll(ctx, func(opts metav1.ListOptions) (string, error) {
+		list, err := client.CoreV1().Events(namespace).List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		for _, e := range list.Items {
+			if e.Source.Component == eventSource || e.ReportingController == eventSource {
+				n += max(1, int(e.Count))
+			}
+		}
+		return list.Continue, nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("list events: %w", err)
+	}
+	return n, nil
+}
+
+// listAll calls list page by page.
+func listAll(ctx context.Context, list func(metav1.ListOptions) (string, error)) error {
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		next, err := list(opts)
+		if err != nil || next == "" {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		opts.Continue = next
+	}
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+)
+
+// controllerKind names a Deployment controller under test.
+type controllerKind string
+
+const (
+	ours     controllerKind = "ours"
+	upstream controllerKind = "upstream"
+)
+
+// config is the parsed command line.
+type config struct {
+	deployments   int
+	replicas      int
+	controllers   []controllerKind
+	nodes         int // zero: enough for the pods, see nodeCount
+	workers       int
+	qps           float64
+	burst         int
+	createWorkers int
+	phaseTimeout  time.Duration
+	dir           string
+}
+
+// podsPerNode is the pod capacity of a kwok node (see internal/controlplane).
+const podsPerNode = 1000
+
+// nodeCount is the number of kwok nodes: as given, or room for every pod
+// twice over, since a rollout briefly holds old, new and terminating pods.
+func (c config) nodeCount() int {
+	if c.nodes > 0 {
+		return c.nodes
+	}
+	pods := 2 * c.deployments * (c.replicas + 1)
+	return max(1, (pods+podsPerNode-1)/podsPerNode)
+}
+
+// parseFlags parses args into a config. Usage and errors go to output.
+func parseFlags(args []string, output io.Writer) (config, error) {
+	fs := flag.NewFlagSet("scalebench", flag.ContinueOnError)
+	fs.SetOutput(output)
+	var c config
+	fs.IntVar(&c.deployments, "n", 1000, "number of `Deployments`")
+	fs.IntVar(&c.replicas, "r", 3, "`replicas` per Deployment")
+	which := fs.String("controller", "both", "Deployment controller to measure: ours, upstream or both")
+	fs.IntVar(&c.nodes, "nodes", 0, "number of kwok `nodes` (0: enough for twice the pods, 1000 pods a node)")
+	fs.IntVar(&c.workers, "workers", 5, "our controller's `workers` (kube-controller-manager runs 5)")
+	fs.Float64Var(&c.qps, "qps", 500, "client `QPS` of our controller and of kube-controller-manager")
+	fs.IntVar(&c.burst, "burst", 1000, "client `burst` of our controller (kube-controller-manager's is twice -qps)")
+	fs.IntVar(&c.createWorkers, "create-workers", 50, "concurrent `requests` the benchmark uses to create and patch Deployments")
+	fs.DurationVar(&c.phaseTimeout, "phase-timeout", 20*time.Minute, "give up a phase (create or rollout) after this `duration`")
+	fs.StringVar(&c.dir, "dir", "", "keep each control plane's files (logs) under `dir`/<controller> (default: temporary, removed)")
+	fs.Usage = func() {
+		fmt.Fprintln(output, "Usage: scalebench [flags]\n\nCreates N Deployments of R replicas, rolls them all to a new image, and\nreports the time until all are available and the Deployment controller's API writes.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var errs []error
+	switch *which {
+	case "ours":
+		c.controllers = []controllerKind{ours}
+	case "upstream":
+		c.controllers = []controllerKind{upstream}
+	case "both":
+		c.controllers = []controllerKind{ours, upstream}
+	default:
+		errs = append(errs, fmt.Errorf("-controller must be ours, upstream or both, got %q", *which))
+	}
+	counts := []struct {
+		flag  string
+		value int
+	}{{"-n", c.deployments}, {"-r", c.replicas}, {"-workers", c.workers}, {"-burst", c.burst}, {"-create-workers", c.createWorkers}}
+	for _, n := range counts {
+		if n.value <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %d", n.flag, n.value))
+		}
+	}
+	if !(c.qps > 0) {
+		errs = append(errs, fmt.Errorf("-qps must be positive, got %g", c.qps))
+	}
+	if c.phaseTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("-phase-timeout must be positive, got %s", c.phaseTimeout))
+	}
+	if c.nodes < 0 {
+		errs = append(errs, fmt.Errorf("-nodes must not be negative, got %d", c.nodes))
+	}
+	if len(errs) > 0 {
+		return config{}, errors.Join(errs...)
+	}
+	return c, nil
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "scalebench:", err)
+		os.Exit(1)
+	}
+}
+
+// run benchmarks each chosen controller in turn, logging progress to log,
+// and prints the table of those that finished to out. A controller that
+// fails does not stop the others; its error is returned at the end.
+func run(ctx context.Context, args []string, out, log io.Writer) error {
+	cfg, err := parseFlags(args, log)
+	if err != nil {
+		return err
+	}
+	began := time.Now().UTC()
+	var (
+		results []result
+		errs    []error
+	)
+	for _, kind := range cfg.controllers {
+		res, err := benchmark(ctx, cfg, kind, log)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", kind, err))
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		results = append(results, res)
+	}
+	if len(results) > 0 {
+		fmt.Fprintf(out, "scalebench %s\n\nstarted %s, %d kwok nodes, GOMAXPROCS %d, %s\n\n",
+			strings.Join(args, " "), began.Format(time.RFC3339), cfg.nodeCount(), runtime.GOMAXPROCS(0), runtime.Version())
+		fmt.Fprint(out, renderTable(results))
+	}
+	return errors.Join(errs...)
+}

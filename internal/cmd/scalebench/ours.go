@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/deployment"
+)
+
+// eventSource is the component our controller's events come from, the same
+// as kube-controller-manager's Deployment controller, so that both are
+// counted alike.
+const eventSource = "deployment-controller"
+
+// runningController is our Deployment controller running in this process.
+type runningController struct {
+	counter *writeCounter // every write its client sends
+	stop    func() error
+}
+
+// startOurs runs ctrlkit's Deployment controller against the API server of
+// base, with a client rate limit of qps/burst, and returns once its caches
+// have synced.
+func startOurs(ctx context.Context, base *rest.Config, cfg config) (*runningController, error) {
+	counter := newWriteCounter()
+	rc := rest.CopyConfig(base)
+	rc.QPS, rc.Burst = float32(cfg.qps), cfg.burst
+	rc.UserAgent = "ctrlkit-scalebench/" + eventSource
+	rc.Wrap(counter.wrap)
+	client, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	factory := informers.NewSharedInformerFactory(client, 0)
+	broadcaster := record.NewBroadcaster(record.WithContext(runCtx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: eventSource})
+	cleanup := func() {
+		cancel()
+		broadcaster.Shutdown()
+		factory.Shutdown()
+	}
+
+	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{
+		Controller: controller.Options[string]{Workers: cfg.workers},
+	})
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	factory.Start(runCtx.Done())
+	done := make(chan error, 1)
+	go func() { done <- ctrl.Run(runCtx) }()
+
+	stop := func() error {
+		cancel()
+		err := <-done
+		cleanup()
+		return err
+	}
+	ticker := time.NewTicker(50 * time.Millisecond)
+	defer ticker.Stop()
+	for !ctrl.HasSynced() {
+		select {
+		case err := <-done:
+			cleanup()
+			return nil, fmt.Errorf("our Deployment controller stopped before its caches synced: %w", err)
+		case <-ctx.Done():
+			return nil, errors.Join(ctx.Err(), stop())
+		case <-ticker.C:
+		}
+	}
+	return &runningController{counter: counter, stop: stop}, nil
+}
