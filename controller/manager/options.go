@@ -15,7 +15,8 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// Defaults, the same as kube-controller-manager's.
+// Defaults for zero Options fields. The leader election timings are
+// kube-controller-manager's.
 const (
 	DefaultLeaseDuration           = 15 * time.Second
 	DefaultRenewDeadline           = 10 * time.Second

@@ -3,8 +3,6 @@ package manager
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
@@ -14,7 +12,7 @@ import (
 type runnableEntry struct {
 	name    string
 	r       Runnable
-	leader  bool         // runs only while elected
+	leader  bool         // needs leader election: starts once elected, stops first
 	syncer  SyncReporter // nil if r does not report sync
 	started atomic.Bool
 	done    chan struct{} // closed when Run has returned
@@ -40,6 +38,18 @@ type factoryEntry struct {
 	f        InformerFactory
 	synced   atomic.Bool
 	syncDone chan struct{} // closed when WaitForCacheSync has returned
+}
+
+// start starts the factory's informers and records when they have synced.
+func (f *factoryEntry) start(stop <-chan struct{}, log logr.Logger) {
+	f.f.Start(stop)
+	go func() {
+		defer close(f.syncDone)
+		if f.f.WaitForCacheSync(stop) {
+			f.synced.Store(true)
+			log.V(2).Info("Informer caches synced", "factory", f.name)
+		}
+	}()
 }
 
 // Run starts everything and blocks until ctx is cancelled, a runnable
@@ -75,14 +85,7 @@ func (m *Manager) Run(ctx context.Context) error {
 
 	stopInformers := make(chan struct{})
 	for _, f := range factories {
-		f.f.Start(stopInformers)
-		go func() {
-			defer close(f.syncDone)
-			if f.f.WaitForCacheSync(stopInformers) {
-				f.synced.Store(true)
-				log.V(2).Info("Informer caches synced", "factory", f.name)
-			}
-		}()
+		f.start(stopInformers, log)
 	}
 
 	failed := make(chan *runnableEntry, len(runnables))
@@ -140,8 +143,10 @@ func (m *Manager) Run(ctx context.Context) error {
 			leading = true
 			startLeaders()
 		case <-electionDone:
+			// client-go's elector returns before ctx ends only when it
+			// stops renewing (or, never having led, when it crashed).
 			cause = ErrLeaderElectionLost
-			log.Error(cause, "Shutting down")
+			log.Error(cause, "Shutting down", "wasLeading", leading)
 		}
 	}
 	if cause == nil {
@@ -164,166 +169,4 @@ func (m *Manager) Run(ctx context.Context) error {
 			leading && !errors.Is(cause, ErrLeaderElectionLost),
 	}
 	return sd.run(cause)
-}
-
-// shutdown is the ordered stop sequence of Run.
-type shutdown struct {
-	m            *Manager
-	log          logr.Logger
-	leaders      []*runnableEntry
-	others       []*runnableEntry
-	factories    []*factoryEntry
-	servers      []*server
-	stopLeaders  func()
-	stopOthers   func()
-	stopInformer func()
-	stopElection func()
-	electionDone <-chan struct{} // nil without leader election
-	release      bool            // give up the Lease at the end if all went well
-
-	deadline   context.Context
-	stragglers []string
-}
-
-func (s *shutdown) run(cause error) error {
-	s.m.shuttingDown.Store(true)
-	timeout := s.m.opts.GracefulShutdownTimeout
-	var cancel context.CancelFunc
-	if timeout > 0 {
-		s.deadline, cancel = context.WithTimeout(context.Background(), timeout)
-	} else {
-		s.deadline, cancel = context.WithCancel(context.Background())
-	}
-	defer cancel()
-	errs := []error{cause}
-
-	// 1. Leader runnables first: nothing guarded by the Lease may outlive it.
-	s.stopLeaders()
-	leadersStopped := s.waitStage("leader runnables", runnableWaiters(s.leaders))
-
-	// 2. The other runnables.
-	s.stopOthers()
-	s.waitStage("other runnables", runnableWaiters(s.others))
-
-	// 3. Informers, now that nobody reads their caches.
-	s.stopInformer()
-	var factories []waiter
-	for _, f := range s.factories {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			<-f.syncDone
-			if sf, ok := f.f.(ShutdownInformerFactory); ok {
-				sf.Shutdown()
-			}
-		}()
-		factories = append(factories, waiter{f.name, done})
-	}
-	s.waitStage("informer factories", factories)
-
-	// 4. The HTTP endpoints: probes are answered until here (readyz failing).
-	expiredBefore := s.deadline.Err() != nil
-	for _, srv := range s.servers {
-		if !srv.shutdown(s.deadline) && !expiredBefore {
-			s.stragglers = append(s.stragglers, srv.name)
-		}
-		if srv.err != nil {
-			errs = append(errs, fmt.Errorf("manager: %s: %w", srv.name, srv.err))
-		}
-	}
-
-	// 5. The Lease last: renewed until now, released only if every leader
-	// runnable is known to have stopped.
-	if s.electionDone != nil {
-		s.stopElection()
-		electionStopped := s.waitStage("leader election", []waiter{{"leader election", s.electionDone}})
-		if s.release && leadersStopped && electionStopped {
-			ctx, cancelRelease := context.WithTimeout(s.deadline, s.m.opts.LeaderElection.RenewDeadline)
-			if err := s.m.elector.release(ctx); err != nil {
-				errs = append(errs, err)
-			} else {
-				s.log.Info("Released leader lease")
-			}
-			cancelRelease()
-		}
-	}
-
-	for _, e := range append(s.leaders, s.others...) {
-		if !e.started.Load() || !isClosed(e.done) || e.err == nil || errors.Is(e.err, context.Canceled) {
-			continue
-		}
-		if !errors.Is(cause, e.err) {
-			errs = append(errs, fmt.Errorf("manager: runnable %s: %w", e.name, e.err))
-		}
-	}
-	if len(s.stragglers) > 0 {
-		errs = append(errs, fmt.Errorf("%w after %s; still running: %s", ErrShutdownTimeout, timeout, strings.Join(s.stragglers, ", ")))
-	}
-	err := errors.Join(errs...)
-	if err != nil {
-		s.log.Error(err, "Stopped with errors")
-	} else {
-		s.log.Info("Stopped")
-	}
-	return err
-}
-
-// waiter is something a shutdown stage waits for.
-type waiter struct {
-	name string
-	done <-chan struct{}
-}
-
-func runnableWaiters(entries []*runnableEntry) []waiter {
-	var ws []waiter
-	for _, e := range entries {
-		if e.started.Load() {
-			ws = append(ws, waiter{e.name, e.done})
-		}
-	}
-	return ws
-}
-
-// waitStage waits for every waiter until the deadline and reports whether
-// all finished. If the deadline passes during the stage, those still running
-// are named in the timeout error. If it had passed before, the stage gets no
-// time and nobody in it is blamed: they were stopped, not waited for.
-func (s *shutdown) waitStage(stage string, ws []waiter) bool {
-	expiredBefore := s.deadline.Err() != nil
-	for _, w := range ws {
-		if expiredBefore {
-			break
-		}
-		select {
-		case <-w.done:
-		case <-s.deadline.Done():
-		}
-		if s.deadline.Err() != nil {
-			break
-		}
-	}
-	var stuck []string
-	for _, w := range ws {
-		if !isClosed(w.done) {
-			stuck = append(stuck, w.name)
-		}
-	}
-	if len(stuck) == 0 {
-		s.log.V(1).Info("Shutdown stage done", "stage", stage)
-		return true
-	}
-	if !expiredBefore {
-		s.stragglers = append(s.stragglers, stuck...)
-	}
-	s.log.Info("Shutdown stage did not finish in time", "stage", stage, "running", stuck)
-	return false
-}
-
-func isClosed(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
 }
