@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
 )
 
 const (
@@ -261,6 +262,33 @@ func TestLeaderElectionManyCandidates(t *testing.T) {
 		}
 		if n := maxActive.Load(); n != 1 {
 			t.Errorf("at most %d leader runnables ran at once, want 1", n)
+		}
+	})
+}
+
+// Options.LeaderElection.EventRecorder hears about leadership changes.
+func TestLeaderElectionEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := withOptimisticConcurrency(fake.NewClientset())
+		events := record.NewFakeRecorder(10)
+		opts := leOptions(client, "a", true)
+		opts.LeaderElection.EventRecorder = events
+		m := mustNew(t, opts)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := runInBackground(ctx, m)
+		<-m.Elected()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		close(events.Events)
+		var got []string
+		for e := range events.Events {
+			got = append(got, e)
+		}
+		want := []string{"Normal LeaderElection a became leader", "Normal LeaderElection a stopped leading"}
+		if !slices.Equal(got, want) {
+			t.Errorf("events = %q, want %q", got, want)
 		}
 	})
 }

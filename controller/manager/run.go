@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
@@ -74,9 +75,10 @@ func (m *Manager) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	serverFailed := make(chan *server, len(servers))
 	for _, s := range servers {
 		log.Info("Serving", "server", s.name, "addr", s.l.Addr().String())
-		s.serve()
+		s.serve(serverFailed)
 	}
 
 	// Runnables see ctx's values but not its cancellation: the Manager
@@ -138,6 +140,9 @@ func (m *Manager) Run(ctx context.Context) error {
 		case e := <-failed:
 			cause = e.err
 			log.Error(e.err, "Runnable failed, shutting down", "runnable", e.name)
+		case s := <-serverFailed:
+			cause = fmt.Errorf("manager: %s: %w", s.name, s.err)
+			log.Error(s.err, "Server failed, shutting down", "server", s.name)
 		case <-wonElection:
 			wonElection = nil
 			leading = true

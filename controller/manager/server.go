@@ -81,12 +81,14 @@ func (m *Manager) listen() ([]*server, error) {
 	return servers, nil
 }
 
-// serve starts answering requests in the background.
-func (s *server) serve() {
+// serve starts answering requests in the background. If serving fails
+// before shutdown, it sends s on failed.
+func (s *server) serve(failed chan<- *server) {
 	go func() {
 		defer close(s.done)
 		if err := s.srv.Serve(s.l); !errors.Is(err, http.ErrServerClosed) {
 			s.err = err
+			failed <- s // buffered for every server: never blocks
 		}
 	}()
 }

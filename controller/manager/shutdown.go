@@ -70,7 +70,7 @@ func (s *shutdown) run(cause error) error {
 		if !srv.shutdown(s.deadline) && !expiredBefore {
 			s.stragglers = append(s.stragglers, srv.name)
 		}
-		if srv.err != nil {
+		if srv.err != nil && !errors.Is(cause, srv.err) {
 			errs = append(errs, fmt.Errorf("manager: %s: %w", srv.name, srv.err))
 		}
 	}
