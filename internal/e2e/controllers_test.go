@@ -3,10 +3,19 @@
 package e2e
 
 import (
+	"context"
 	"testing"
 
+	"github.com/go-logr/logr/testr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
 
+	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/deployment"
 	"github.com/ctrlkit/ctrlkit/internal/controlplane"
 )
 
@@ -24,6 +33,7 @@ type deploymentController struct {
 // that the scenario and its expectations are right, ours must pass the same.
 var deploymentControllers = []deploymentController{
 	{name: "upstream", cp: &upstreamCP},
+	{name: "ctrlkit", cp: &ourCP, start: startOurController},
 }
 
 // forEachController runs a scenario against every Deployment controller,
@@ -39,5 +49,42 @@ func forEachController(t *testing.T, scenario func(t *testing.T, client kubernet
 			}
 			scenario(t, client, ns)
 		})
+	}
+}
+
+// startOurController runs ctrlkit's Deployment controller in the test
+// process, on namespace ns, until the test ends; kube-controller-manager of
+// ourCP runs no Deployment controller.
+func startOurController(t *testing.T, cp *controlplane.ControlPlane, ns string) {
+	t.Helper()
+	client, err := kubernetes.NewForConfig(cp.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
+	broadcaster := record.NewBroadcaster(record.WithContext(t.Context()))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events(ns)})
+	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ctrlkit-deployment-controller"})
+	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{
+		Controller: controller.Options[string]{Workers: 5, Logger: testr.New(t)},
+	})
+	if err != nil {
+		broadcaster.Shutdown()
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	factory.Start(ctx.Done())
+	done := make(chan error, 1)
+	go func() { done <- ctrl.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("controller run: %v", err)
+		}
+		factory.Shutdown()
+		broadcaster.Shutdown()
+	})
+	if err := ctrl.WaitForSync(t.Context()); err != nil {
+		t.Fatal(err)
 	}
 }
