@@ -239,6 +239,11 @@ func runFuzzOps(t *testing.T, data []byte) {
 				if q.ShuttingDown() {
 					t.Fatal("workers blocked after ShutDown")
 				}
+				if n := q.Len(); n > 0 {
+					q.ShutDown() // release the workers, then fail
+					<-finished
+					t.Fatalf("workers blocked in Get while %d keys are ready: a lost wake-up", n)
+				}
 				k := fmt.Sprintf("sentinel%d", sentinel)
 				c.add(k, 0, func() { q.Add(k) })
 				continue

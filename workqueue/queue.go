@@ -27,7 +27,10 @@ type Queue[T comparable] struct {
 	mu         sync.Mutex
 	readyCond  sync.Cond // Get waits here for a ready key
 	idleCond   sync.Cond // ShutDownWithDrain waits here for inFlight == 0
-	getWaiters int
+	getWaiters int // Gets blocked in readyCond.Wait
+	// wakesPending counts waiters signalled but not yet running: a ready
+	// key they will take needs no further wake-up.
+	wakesPending int
 
 	entries  map[T]entry
 	ready    readyQueue[T]
@@ -207,7 +210,15 @@ func (q *Queue[T]) addedLocked() {
 	if q.metrics != nil {
 		q.metrics.added()
 	}
-	if q.getWaiters > 0 {
+	q.wakeLocked()
+}
+
+// wakeLocked wakes a blocked Get for a newly ready key, unless enough
+// waiters are already on their way: a wake-up costs a context switch, and a
+// woken Get that finds nothing left goes straight back to sleep.
+func (q *Queue[T]) wakeLocked() {
+	if q.getWaiters > q.wakesPending && q.ready.count > q.wakesPending {
+		q.wakesPending++
 		q.readyCond.Signal()
 	}
 }
@@ -280,6 +291,9 @@ func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
 		q.getWaiters++
 		q.readyCond.Wait()
 		q.getWaiters--
+		if q.wakesPending > 0 {
+			q.wakesPending--
+		}
 	}
 	if q.ready.count == 0 {
 		q.mu.Unlock()
@@ -329,9 +343,7 @@ func (q *Queue[T]) Done(key T) {
 			q.ready.free(n)
 		case nodeHeld:
 			q.ready.link(n, node.prio, q.ready.handedOut)
-			if q.getWaiters > 0 {
-				q.readyCond.Signal()
-			}
+			q.wakeLocked()
 		}
 	}
 	q.inFlight--
