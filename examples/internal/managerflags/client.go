@@ -57,10 +57,12 @@ func (o *Options) ManagerOptions(client kubernetes.Interface, recorder record.Ev
 
 // NewEventRecorder returns a recorder that writes core/v1 Events as
 // component, the way kube-controller-manager's controllers do, and a
-// function that flushes and stops it. Events need RBAC "create" and "patch"
+// function that stops it; call it once nothing records any more. Events need RBAC "create" and "patch"
 // on core "events" (patch: repeated events are counted on one object).
 func NewEventRecorder(ctx context.Context, client kubernetes.Interface, component string) (record.EventRecorder, func()) {
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	// The broadcaster takes its logger from ctx but must outlive ctx's
+	// cancellation: events recorded during the graceful shutdown still count.
+	broadcaster := record.NewBroadcaster(record.WithContext(context.WithoutCancel(ctx)))
 	broadcaster.StartStructuredLogging(3)
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: component})

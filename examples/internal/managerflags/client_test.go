@@ -1,0 +1,87 @@
+package managerflags
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+const kubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster:
+    server: https://127.0.0.1:6443
+contexts:
+- name: c
+  context:
+    cluster: c
+    user: u
+current-context: c
+users:
+- name: u
+  user:
+    token: t
+`
+
+func TestRESTConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := Defaults("lease")
+	o.Kubeconfig = path
+	cfg, err := o.RESTConfig("tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != "https://127.0.0.1:6443" || cfg.QPS != 20 || cfg.Burst != 30 || !strings.HasSuffix(cfg.UserAgent, "/tester") {
+		t.Errorf("config host %q qps %v burst %d agent %q; want the kubeconfig's server, 20, 30, tester", cfg.Host, cfg.QPS, cfg.Burst, cfg.UserAgent)
+	}
+
+	o.Master = "https://10.0.0.9:443"
+	if cfg, err = o.RESTConfig("tester"); err != nil || cfg.Host != "https://10.0.0.9:443" {
+		t.Errorf("--master: host %q, %v; want it to override the kubeconfig", cfg.Host, err)
+	}
+
+	o.Kubeconfig = filepath.Join(t.TempDir(), "missing")
+	if _, err := o.RESTConfig("tester"); err == nil || !strings.Contains(err.Error(), o.Kubeconfig) {
+		t.Errorf("missing kubeconfig: %v, want an error naming it", err)
+	}
+}
+
+func TestManagerOptions(t *testing.T) {
+	client := fake.NewClientset()
+	o := Defaults("lease")
+	mo := o.ManagerOptions(client, nil)
+	le := mo.LeaderElection
+	if !le.Enabled || le.Client != client || le.Namespace != "kube-system" || le.Name != "lease" || !le.ReleaseOnCancel ||
+		le.LeaseDuration != o.LeaderElectLeaseDuration || le.RenewDeadline != o.LeaderElectRenewDeadline || le.RetryPeriod != o.LeaderElectRetryPeriod {
+		t.Errorf("leader election %+v does not follow the flags", le)
+	}
+	if mo.MetricsAddr != ":8080" || mo.HealthProbeAddr != ":8081" {
+		t.Errorf("addresses %q, %q; want :8080 and :8081", mo.MetricsAddr, mo.HealthProbeAddr)
+	}
+	o.LeaderElect, o.MetricsBindAddress, o.HealthProbeBindAddress = false, "0", ""
+	mo = o.ManagerOptions(client, nil)
+	if mo.LeaderElection.Enabled || mo.MetricsAddr != "" || mo.HealthProbeAddr != "" {
+		t.Errorf("with everything off: %+v", mo)
+	}
+}
+
+func TestAddFlagsRegistersKlog(t *testing.T) {
+	o := Defaults("lease")
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.AddFlags(fs)
+	for _, name := range []string{"v", "vmodule", "kubeconfig", "leader-elect-resource-name"} {
+		if fs.Lookup(name) == nil {
+			t.Errorf("flag -%s not registered", name)
+		}
+	}
+}
