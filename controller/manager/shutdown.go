@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -91,7 +92,7 @@ func (s *shutdown) run(cause error) error {
 		}
 	}
 
-	for _, e := range append(s.leaders, s.others...) {
+	for _, e := range slices.Concat(s.leaders, s.others) {
 		if !e.started.Load() || !isClosed(e.done) || e.err == nil || errors.Is(e.err, context.Canceled) {
 			continue
 		}
