@@ -115,30 +115,43 @@ func (q *Queue[T]) AddRateLimited(key T) {
 // AddWithOpts adds keys as o describes.
 func (q *Queue[T]) AddWithOpts(o AddOpts, keys ...T) {
 	prio := clampPriority(o.Priority)
-	for _, key := range keys {
-		d := o.After
-		if o.RateLimited {
-			if q.maxRetries > 0 && q.limiter.NumRequeues(key) >= q.maxRetries {
-				q.drop(key)
-				continue
-			}
-			d = max(d, q.limiter.When(key))
-		}
+	if !o.RateLimited {
+		// One lock for the lot: the delay is the same for every key.
 		q.mu.Lock()
-		if q.shuttingDown {
-			q.mu.Unlock()
-			return
+		for _, key := range keys {
+			if q.shuttingDown {
+				break
+			}
+			q.addLocked(key, prio, o.After)
 		}
-		if q.metrics != nil && (o.RateLimited || o.After > 0) {
-			q.metrics.retries.Inc()
+		q.mu.Unlock()
+		return
+	}
+	for _, key := range keys {
+		if q.maxRetries > 0 && q.limiter.NumRequeues(key) >= q.maxRetries {
+			q.drop(key)
+			continue
 		}
-		if d <= 0 {
-			q.addReadyLocked(key, prio)
-		} else {
-			q.addWaitingLocked(key, prio, q.now()+int64(d))
+		d := max(o.After, q.limiter.When(key)) // the limiter locks on its own
+		q.mu.Lock()
+		if !q.shuttingDown {
+			q.addLocked(key, prio, d)
 		}
 		q.mu.Unlock()
 	}
+}
+
+// addLocked adds key at prio, ready after d. A positive delay counts as a
+// retry, as in client-go.
+func (q *Queue[T]) addLocked(key T, prio int32, d time.Duration) {
+	if d <= 0 {
+		q.addReadyLocked(key, prio)
+		return
+	}
+	if q.metrics != nil {
+		q.metrics.retries.Inc()
+	}
+	q.addWaitingLocked(key, prio, q.now()+int64(d))
 }
 
 // drop gives up on a key that reached MaxRetries.
