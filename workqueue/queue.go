@@ -27,7 +27,7 @@ type Queue[T comparable] struct {
 	mu         sync.Mutex
 	readyCond  sync.Cond // Get waits here for a ready key
 	idleCond   sync.Cond // ShutDownWithDrain waits here for inFlight == 0
-	getWaiters int // Gets blocked in readyCond.Wait
+	getWaiters int       // Gets blocked in readyCond.Wait
 	// wakesPending counts waiters signalled but not yet running: a ready
 	// key they will take needs no further wake-up.
 	wakesPending int
