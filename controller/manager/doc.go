@@ -57,5 +57,7 @@
 // not renewed its Lease for 20s past expiry); "shutdown", "informer-sync"
 // and "runnable-sync" on /readyz. AddHealthzCheck and AddReadyzCheck add
 // more. /metrics serves Options.Registry, or the Manager's own registry
-// (Manager.Registry) with the Go and process collectors.
+// (Manager.Registry) with the Go and process collectors. With leader
+// election, ctrlkit_leader_election_is_leader{lease,id} is 1 while this
+// Manager holds the Lease.
 package manager

@@ -44,6 +44,7 @@ type Manager struct {
 
 	elected      chan struct{}
 	electedOnce  sync.Once
+	leading      atomic.Bool // holds the Lease (always false without leader election)
 	shuttingDown atomic.Bool
 
 	healthProbeAddr atomic.Pointer[string]
@@ -72,6 +73,9 @@ func New(opts Options) (*Manager, error) {
 	}
 	if opts.LeaderElection.Enabled {
 		if m.elector, err = newElector(opts.LeaderElection, m.logger); err != nil {
+			return nil, err
+		}
+		if err := registerLeaderMetric(m.registry, opts.LeaderElection, &m.leading); err != nil {
 			return nil, err
 		}
 	}

@@ -146,8 +146,10 @@ func (m *Manager) Run(ctx context.Context) error {
 		case <-wonElection:
 			wonElection = nil
 			leading = true
+			m.leading.Store(true)
 			startLeaders()
 		case <-electionDone:
+			m.leading.Store(false)
 			// client-go's elector returns before ctx ends only when it
 			// stops renewing (or, never having led, when it crashed).
 			cause = ErrLeaderElectionLost

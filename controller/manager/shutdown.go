@@ -81,6 +81,7 @@ func (s *shutdown) run(cause error) error {
 	if s.electionDone != nil {
 		s.stopElection()
 		electionStopped := s.waitStage("leader election", []waiter{{"leader election", s.electionDone}})
+		s.m.leading.Store(false)
 		if s.release && leadersStopped && electionStopped {
 			ctx, cancelRelease := context.WithTimeout(s.deadline, s.m.opts.LeaderElection.RenewDeadline)
 			if err := s.m.elector.release(ctx); err != nil {
