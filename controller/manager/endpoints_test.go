@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -191,5 +192,40 @@ func TestRunFailsOnBusyAddress(t *testing.T) {
 	}
 	if isClosed(r.started) {
 		t.Error("a runnable started although Run failed")
+	}
+}
+
+// brokenListener fails Accept for good once broken is closed.
+type brokenListener struct {
+	net.Listener
+	broken chan struct{}
+}
+
+func (l brokenListener) Accept() (net.Conn, error) {
+	<-l.broken
+	return nil, errors.New("accept: listener broke")
+}
+
+// A server that stops serving stops the Manager: a process without its
+// probes would be killed by the kubelet anyway, better to say why.
+func TestServerFailureStopsManager(t *testing.T) {
+	m := mustNew(t, Options{Logger: quiet(), HealthProbeAddr: "127.0.0.1:0"})
+	broken := make(chan struct{})
+	m.wrapListener = func(l net.Listener) net.Listener { return brokenListener{l, broken} }
+	rec := &recorder{}
+	r := newFake("worker", false, rec)
+	mustAdd(t, m, r)
+	done := runInBackground(t.Context(), m)
+	<-r.started
+	close(broken)
+	err := <-done
+	if err == nil || !strings.Contains(err.Error(), "health probe server") || !strings.Contains(err.Error(), "listener broke") {
+		t.Fatalf("Run = %v, want the health probe server's error", err)
+	}
+	if strings.Count(err.Error(), "listener broke") != 1 {
+		t.Errorf("Run = %q: the cause is reported more than once", err)
+	}
+	if got, want := stops(rec.get()), []string{"stop worker"}; !equal(got, want) {
+		t.Errorf("stops = %q, want %q: the worker must be stopped", got, want)
 	}
 }

@@ -3,6 +3,7 @@ package manager
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,9 @@ type Manager struct {
 
 	healthProbeAddr atomic.Pointer[string]
 	metricsAddr     atomic.Pointer[string]
+
+	// wrapListener, if set, wraps each bound listener: tests inject failures.
+	wrapListener func(net.Listener) net.Listener
 }
 
 // New checks opts and returns a Manager that has not started anything yet.

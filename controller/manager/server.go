@@ -64,6 +64,9 @@ func (m *Manager) listen() ([]*server, error) {
 			m.metricsAddr.Store(nil)
 			return nil, fmt.Errorf("manager: %s: %w", ep.name, err)
 		}
+		if m.wrapListener != nil {
+			l = m.wrapListener(l)
+		}
 		addr := l.Addr().String()
 		for _, b := range ep.bound {
 			b.Store(&addr)
