@@ -1,0 +1,52 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
+)
+
+// component names the process in its user agent, events and Lease.
+const component = "configrollout"
+
+// options are the command's flags.
+type options struct {
+	managerflags.Options
+	// Namespace limits the controller to one namespace; empty means all.
+	Namespace string
+	// ConcurrentSyncs is the number of workers.
+	ConcurrentSyncs int
+}
+
+// parseOptions parses args (without the program name). Usage and parse
+// errors go to output; -h returns flag.ErrHelp.
+func parseOptions(args []string, output io.Writer) (*options, error) {
+	o := &options{Options: managerflags.Defaults(component), ConcurrentSyncs: 2}
+	fs := flag.NewFlagSet("configrollout", flag.ContinueOnError)
+	fs.SetOutput(output)
+	o.AddFlags(fs)
+	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "Watch only this namespace (Deployments, ConfigMaps and Secrets). Empty means every namespace.")
+	fs.IntVar(&o.ConcurrentSyncs, "concurrent-syncs", o.ConcurrentSyncs, "The number of Deployments reconciled concurrently.")
+	if err := managerflags.Parse(fs, args); err != nil {
+		return nil, err
+	}
+	var errs []error
+	if o.ConcurrentSyncs < 1 {
+		errs = append(errs, fmt.Errorf("--concurrent-syncs must be at least 1, got %d", o.ConcurrentSyncs))
+	}
+	if o.Namespace != "" {
+		for _, msg := range validation.IsDNS1123Label(o.Namespace) {
+			errs = append(errs, fmt.Errorf("--namespace %q: %s", o.Namespace, msg))
+		}
+	}
+	errs = append(errs, o.Validate())
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("invalid flags: %w", err)
+	}
+	return o, nil
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/manager"
+	"github.com/ctrlkit/ctrlkit/examples/configrollout"
+	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
+	"github.com/ctrlkit/ctrlkit/handler"
+)
+
+// run parses args, connects to the API server and runs the controller until
+// ctx is cancelled.
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	o, err := parseOptions(args, stdout)
+	if err != nil {
+		return err
+	}
+	cfg, err := o.RESTConfig(component)
+	if err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("creating the client: %w", err)
+	}
+	mgr, stop, err := newManager(ctx, o, client)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return mgr.Run(ctx)
+}
+
+// newManager wires the controller into a manager. stop stops the event
+// recorder; call it after the manager's Run has returned.
+func newManager(ctx context.Context, o *options, client kubernetes.Interface) (mgr *manager.Manager, stop func(), err error) {
+	recorder, stopRecorder := managerflags.NewEventRecorder(ctx, client, component)
+	defer func() {
+		if err != nil {
+			stopRecorder()
+		}
+	}()
+	mgr, err = manager.New(o.ManagerOptions(client, recorder))
+	if err != nil {
+		return nil, nil, err
+	}
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(o.Namespace))
+	for _, inf := range []cache.SharedIndexInformer{
+		factory.Apps().V1().Deployments().Informer(),
+		factory.Core().V1().ConfigMaps().Informer(),
+		factory.Core().V1().Secrets().Informer(),
+	} {
+		if err := inf.SetTransform(handler.StripManagedFields); err != nil {
+			return nil, nil, err
+		}
+	}
+	ctrl, err := configrollout.New(client, factory, recorder, controller.Options[string]{
+		Workers:  o.ConcurrentSyncs,
+		Logger:   klog.FromContext(ctx),
+		Registry: mgr.Registry(),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := mgr.Add(ctrl); err != nil {
+		return nil, nil, err
+	}
+	if err := mgr.AddInformerFactory(manager.Factory(factory)); err != nil {
+		return nil, nil, err
+	}
+	return mgr, stopRecorder, nil
+}
