@@ -11,6 +11,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
@@ -291,4 +294,48 @@ func TestLeaderElectionEvents(t *testing.T) {
 			t.Errorf("events = %q, want %q", got, want)
 		}
 	})
+}
+
+func TestReleaseOnlyGivesUpOwnLease(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		holder     string
+		conflicts  int32
+		wantHolder string
+		wantErr    bool
+	}{
+		{name: "own lease", holder: "a", wantHolder: ""},
+		{name: "own lease after a conflict", holder: "a", conflicts: 1, wantHolder: ""},
+		{name: "conflicts every time", holder: "a", conflicts: 100, wantHolder: "a", wantErr: true},
+		{name: "someone else's lease", holder: "b", wantHolder: "b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(&coordinationv1.Lease{
+				ObjectMeta: metav1.ObjectMeta{Namespace: leaseNS, Name: leaseName},
+				Spec:       coordinationv1.LeaseSpec{HolderIdentity: &tc.holder},
+			})
+			var conflicts atomic.Int32
+			conflicts.Store(tc.conflicts)
+			client.PrependReactor("update", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+				if conflicts.Add(-1) >= 0 {
+					return true, nil, apierrors.NewConflict(coordinationv1.Resource("leases"), leaseName, errors.New("changed"))
+				}
+				return false, nil, nil
+			})
+			opts, err := leOptions(client, "a", true).withDefaults()
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := newElector(opts.LeaderElection, quiet())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.release(t.Context()); (err != nil) != tc.wantErr {
+				t.Errorf("release = %v, want error %v", err, tc.wantErr)
+			}
+			if got := leaseHolder(t, client, leaseNS, leaseName); got != tc.wantHolder {
+				t.Errorf("holder = %q, want %q", got, tc.wantHolder)
+			}
+		})
+	}
 }
