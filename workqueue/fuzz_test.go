@@ -272,6 +272,9 @@ func runFuzzOps(t *testing.T, data []byte) {
 		time.Sleep(maxFuzzDelay + fuzzSlowDelay)
 		synctest.Wait()
 	}
+	if err := q.checkInvariants(); err != nil {
+		t.Error(err)
+	}
 	q.ShutDown()
 
 	c.mu.Lock()

@@ -69,23 +69,48 @@ func (q *Queue[T]) runTimer() {
 		q.timerDeadline = next
 		q.mu.Unlock()
 
-		d := time.Duration(next - now)
-		if timer == nil {
-			timer = q.clock.NewTimer(d)
-		} else {
-			timer.Reset(d)
-		}
-		if q.now() >= next {
-			// The clock moved while the timer was being armed (a fake
-			// clock stepped in between): the timer counts from the new
-			// time and would fire late, so go round now instead.
-			continue
+		if !q.armTimer(&timer, now, next) {
+			continue // due already: go round and promote
 		}
 		select {
 		case <-timer.C():
 		case <-q.wake:
 		case <-q.stop:
 		}
+	}
+}
+
+// timerSlack is how late the timer may fire because the clock moved while
+// it was being armed. A real clock moves a little between any two reads; a
+// fake clock moves in steps, and a step during arming must not delay the
+// wake-up by the step's size.
+const timerSlack = int64(time.Millisecond)
+
+// armTimer sets *timer to fire at queue time next, read from the clock at
+// now. It reports false if next has come already.
+func (q *Queue[T]) armTimer(timer *clock.Timer, now, next int64) bool {
+	for {
+		d := time.Duration(next - now)
+		if *timer == nil {
+			*timer = q.clock.NewTimer(d)
+		} else {
+			// Drop a firing we did not wait for: a fake clock's timer
+			// channel holds one value, and a full one blocks its Step.
+			select {
+			case <-(*timer).C():
+			default:
+			}
+			(*timer).Reset(d)
+		}
+		// The timer counts d from the clock's time when it was armed.
+		armed := q.now()
+		if armed >= next {
+			return false
+		}
+		if armed-now <= timerSlack {
+			return true
+		}
+		now = armed
 	}
 }
 
