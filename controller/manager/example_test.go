@@ -2,6 +2,7 @@ package manager_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"time"
 
@@ -150,4 +151,21 @@ func ExampleManager_Elected() {
 	// replica-1 leads
 	// replica-1 stopped
 	// replica-2 leads
+}
+
+// Command-line flags in the style of kube-controller-manager.
+func ExampleOptions_BindFlags() {
+	opts := manager.Options{
+		HealthProbeAddr: ":10257",
+		LeaderElection:  manager.LeaderElection{Namespace: "kube-system", Name: "my-controller"},
+	}
+	fs := flag.NewFlagSet("my-controller", flag.ContinueOnError)
+	opts.BindFlags(fs)
+	if err := fs.Parse([]string{"--leader-elect", "--leader-elect-lease-duration=30s"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	le := opts.LeaderElection
+	fmt.Println(le.Enabled, le.Namespace+"/"+le.Name, le.LeaseDuration, le.RenewDeadline, opts.HealthProbeAddr)
+	// Output: true kube-system/my-controller 30s 10s :10257
 }

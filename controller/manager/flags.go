@@ -1,0 +1,45 @@
+package manager
+
+import (
+	"flag"
+	"time"
+)
+
+// BindFlags registers command-line flags for o on fs, with
+// kube-controller-manager's names for leader election and
+// controller-runtime's for the endpoints. Each flag's default is o's
+// current value (zero durations show the package defaults), so set
+// defaults before binding. A pflag.FlagSet takes them with AddGoFlagSet.
+func (o *Options) BindFlags(fs *flag.FlagSet) {
+	le := &o.LeaderElection
+	orDefault := func(d *time.Duration, def time.Duration) {
+		if *d == 0 {
+			*d = def
+		}
+	}
+	orDefault(&le.LeaseDuration, DefaultLeaseDuration)
+	orDefault(&le.RenewDeadline, DefaultRenewDeadline)
+	orDefault(&le.RetryPeriod, DefaultRetryPeriod)
+	orDefault(&o.GracefulShutdownTimeout, DefaultGracefulShutdownTimeout)
+
+	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr,
+		"Address of the /metrics endpoint, e.g. :8080. Empty disables it.")
+	fs.StringVar(&o.HealthProbeAddr, "health-probe-bind-address", o.HealthProbeAddr,
+		"Address of the /healthz and /readyz endpoints, e.g. :8081. Empty disables them.")
+	fs.DurationVar(&o.GracefulShutdownTimeout, "graceful-shutdown-timeout", o.GracefulShutdownTimeout,
+		"How long shutdown may take before the process gives up on what is still running. Negative waits forever.")
+	fs.BoolVar(&le.Enabled, "leader-elect", le.Enabled,
+		"Run controllers only while holding a Lease, so that several replicas can run for availability.")
+	fs.StringVar(&le.Namespace, "leader-elect-resource-namespace", le.Namespace,
+		"Namespace of the leader election Lease.")
+	fs.StringVar(&le.Name, "leader-elect-resource-name", le.Name,
+		"Name of the leader election Lease.")
+	fs.DurationVar(&le.LeaseDuration, "leader-elect-lease-duration", le.LeaseDuration,
+		"How long standbys wait, after the last renewal they observed, before taking over the Lease.")
+	fs.DurationVar(&le.RenewDeadline, "leader-elect-renew-deadline", le.RenewDeadline,
+		"How long the leader keeps trying to renew the Lease before it stops leading. Below the lease duration.")
+	fs.DurationVar(&le.RetryPeriod, "leader-elect-retry-period", le.RetryPeriod,
+		"How long candidates wait between attempts to acquire or renew the Lease.")
+	fs.BoolVar(&le.ReleaseOnCancel, "leader-elect-release-on-cancel", le.ReleaseOnCancel,
+		"Release the Lease after a clean shutdown so that a standby takes over at once.")
+}

@@ -1,0 +1,59 @@
+package manager
+
+import (
+	"flag"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestBindFlags(t *testing.T) {
+	opts := Options{LeaderElection: LeaderElection{Namespace: "kube-system", Name: "ctrlkit"}}
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	opts.BindFlags(fs)
+
+	if got := fs.Lookup("leader-elect-lease-duration").DefValue; got != "15s" {
+		t.Errorf("lease duration default shown as %q, want 15s", got)
+	}
+	if got := fs.Lookup("leader-elect-resource-name").DefValue; got != "ctrlkit" {
+		t.Errorf("resource name default shown as %q, want the preset ctrlkit", got)
+	}
+	err := fs.Parse([]string{
+		"--leader-elect",
+		"--leader-elect-resource-namespace=ops",
+		"--leader-elect-lease-duration=30s",
+		"--leader-elect-renew-deadline=20s",
+		"--leader-elect-retry-period=4s",
+		"--leader-elect-release-on-cancel",
+		"--metrics-bind-address=:8080",
+		"--health-probe-bind-address=:8081",
+		"--graceful-shutdown-timeout=1m",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Options{
+		MetricsAddr:             ":8080",
+		HealthProbeAddr:         ":8081",
+		GracefulShutdownTimeout: time.Minute,
+		LeaderElection: LeaderElection{
+			Enabled:         true,
+			Namespace:       "ops",
+			Name:            "ctrlkit",
+			LeaseDuration:   30 * time.Second,
+			RenewDeadline:   20 * time.Second,
+			RetryPeriod:     4 * time.Second,
+			ReleaseOnCancel: true,
+		},
+	}
+	if diff := cmp.Diff(want, opts, cmpopts.IgnoreFields(Options{}, "Logger")); diff != "" {
+		t.Errorf("options after parsing (-want +got):\n%s", diff)
+	}
+	if err := fs.Parse([]string{"--leader-elect-lease-duration=soon"}); err == nil {
+		t.Error("a malformed duration was accepted")
+	}
+}
