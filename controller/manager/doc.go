@@ -18,6 +18,9 @@
 //	mgr.Add(deploymentController)                    // a controller.Controller[K], or any Runnable
 //	err = mgr.Run(manager.SetupSignalHandler())
 //
+// Options.BindFlags registers kube-controller-manager-style flags
+// (--leader-elect, --leader-elect-lease-duration, ...) for the same fields.
+//
 // Anything with Run(ctx) error is a Runnable. Optional methods, found by
 // type assertion, refine how it is run: Name (unique per Manager; used in
 // logs and errors), HasSynced (gates /readyz) and NeedLeaderElection

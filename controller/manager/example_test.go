@@ -116,7 +116,7 @@ func ExampleManager_Elected() {
 				Enabled: true, Client: client, Namespace: "kube-system", Name: "demo", ID: id,
 				ReleaseOnCancel: true,
 				// Short timings keep the example fast; production keeps the defaults.
-				LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond,
+				LeaseDuration: 5 * time.Second, RenewDeadline: 4 * time.Second, RetryPeriod: 100 * time.Millisecond,
 			},
 		})
 		if err != nil {
