@@ -479,6 +479,74 @@ func TestSyncMatchesUpstream(t *testing.T) {
 			d.Finalizers = []string{"foregroundDeletion"}
 			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 2, 2, 5))}
 		}, ""},
+		{"maxUnavailable above replicas", func() syncWorld {
+			d := dep("foo", 4, "v2")
+			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromInt32(1)), MaxUnavailable: ptr.To(intstr.FromInt32(10))}
+			d.Annotations = map[string]string{ours.RevisionAnnotation: "2"}
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 4, 4, 60), rsFor(d, "v2", "2", 1, 1, 1))}
+		}, ""},
+		{"maxUnavailable 100%", func() syncWorld {
+			d := dep("foo", 4, "v2")
+			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromString("0%")), MaxUnavailable: ptr.To(intstr.FromString("100%"))}
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 4, 4, 60))}
+		}, ""},
+		{"maxSurge not a percentage", func() syncWorld {
+			d := dep("foo", 4, "v2")
+			d.Spec.Strategy.RollingUpdate.MaxSurge = ptr.To(intstr.FromString("lots"))
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 4, 4, 60))}
+		}, ""},
+		{"replicas at MaxInt32", func() syncWorld {
+			d := dep("foo", 1<<31-1, "v2")
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 3, 3, 60))}
+		}, ""},
+		{"unparsable revision on an old set", func() syncWorld {
+			d := dep("foo", 2, "v3")
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "abc", 0, 0, 90), rsFor(d, "v2", "4", 2, 2, 60))}
+		}, ""},
+		{"never-synced set and selector expressions", func() syncWorld {
+			d := dep("foo", 2, "v1")
+			d.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOpDoesNotExist}}
+			d.Annotations = map[string]string{ours.RevisionAnnotation: "1", "kubectl.kubernetes.io/last-applied-configuration": "{}", "deployment.kubernetes.io/other": "x"}
+			rs := rsFor(d, "v1", "1", 2, 0, 1)
+			rs.Status = appsv1.ReplicaSetStatus{}
+			return syncWorld{cached: objs(d, rs)}
+		}, ""},
+		{"new generation of a complete rollout", func() syncWorld {
+			d := dep("foo", 2, "v1")
+			d.Generation = 3
+			d.Annotations = map[string]string{ours.RevisionAnnotation: "1"}
+			long := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			d.Status = appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2,
+				Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable", LastUpdateTime: long, LastTransitionTime: long}}}
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 2, 2, 60))}
+		}, ""},
+		{"the new set is being deleted", func() syncWorld {
+			d := dep("foo", 2, "v2")
+			d.Annotations = map[string]string{ours.RevisionAnnotation: "1"}
+			cur := rsFor(d, "v2", "2", 2, 2, 5)
+			cur.DeletionTimestamp = ptr.To(metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+			cur.Finalizers = []string{"x"}
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 0, 0, 60), cur)}
+		}, ""},
+		{"rollback to a set with revision history", func() syncWorld {
+			d := dep("foo", 2, "v2")
+			d.Annotations = map[string]string{ours.RevisionAnnotation: "5", appsv1.DeprecatedRollbackTo: "4"}
+			old := rsFor(d, "v1", "4", 0, 0, 60)
+			old.Annotations[ours.RevisionHistoryAnnotation] = "1,3"
+			return syncWorld{cached: objs(d, old, rsFor(d, "v2", "5", 2, 2, 1))}
+		}, ""},
+		{"after a rollback: old set raised to a new revision", func() syncWorld {
+			d := dep("foo", 2, "v1")
+			d.Annotations = map[string]string{ours.RevisionAnnotation: "5"}
+			old := rsFor(d, "v1", "4", 0, 0, 60)
+			old.Annotations[ours.RevisionHistoryAnnotation] = "1,3"
+			return syncWorld{cached: objs(d, old, rsFor(d, "v2", "5", 2, 2, 1))}
+		}, ""},
+		{"paused with a deadline and no conditions", func() syncWorld {
+			d := dep("foo", 3, "v2")
+			d.Spec.Paused = true
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 3, 3, 60))}
+		}, ""},
 		{"both fenceposts zero", func() syncWorld {
 			d := dep("foo", 4, "v2")
 			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromInt32(0)), MaxUnavailable: ptr.To(intstr.FromInt32(0))}
