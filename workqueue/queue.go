@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"hash/maphash"
 	"sync"
 	"time"
 
@@ -33,6 +34,7 @@ type Queue[T comparable] struct {
 	wakesPending int
 
 	entries  map[T]entry
+	repeats  repeatIndex[T]
 	ready    readyQueue[T]
 	waiting  []waitItem[T]
 	inFlight int
@@ -67,6 +69,7 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 	}
 	q := &Queue[T]{
 		entries:    make(map[T]entry),
+		repeats:    repeatIndex[T]{seed: maphash.MakeSeed()},
 		ready:      newReadyQueue(opts.Lane, opts.StarvationLimit),
 		clock:      clk,
 		epoch:      clk.Now(),
@@ -127,6 +130,10 @@ func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
 	node := &q.ready.nodes[n]
 	node.state = nodeInFlight
 	key, priority = node.key, int(node.prio)
+	if node.indexed {
+		node.indexed = false
+		q.repeats.remove(key)
+	}
 	q.inFlight++
 	if q.metrics != nil {
 		now := q.now()
