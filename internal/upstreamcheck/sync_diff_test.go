@@ -547,6 +547,11 @@ func TestSyncMatchesUpstream(t *testing.T) {
 			d.Spec.Paused = true
 			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 3, 3, 60))}
 		}, ""},
+		{"a percentage that overflows int32", func() syncWorld {
+			d := dep("foo", 1<<30, "v2")
+			d.Spec.Strategy.RollingUpdate.MaxSurge = ptr.To(intstr.FromString("1000%"))
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 3, 3, 60))}
+		}, "deployment.ResolveFenceposts refuses results beyond int32, upstream wraps them"},
 		{"both fenceposts zero", func() syncWorld {
 			d := dep("foo", 4, "v2")
 			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromInt32(0)), MaxUnavailable: ptr.To(intstr.FromInt32(0))}
