@@ -6,9 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlkit/ctrlkit/controller"
@@ -51,14 +55,20 @@ const (
 //     so the standby waits for the Lease to expire, as after a crash;
 //   - release: with ReleaseOnCancel, the Lease is given up once the
 //     leader's controllers have stopped, and the standby takes over
-//     within a retry period or so.
+//     within a retry period or so;
+//   - partition: the leader can no longer reach its Lease but still
+//     reaches everything else, so its controller keeps writing until it
+//     notices; it must stop (Run returns ErrLeaderElectionLost) before the
+//     standby, which sees the Lease expire, starts.
 func TestLeaderElectionFailover(t *testing.T) {
 	cp := ourCP.get(t)
 	for _, tc := range []struct {
 		name    string
 		release bool
+		// partition cuts the leader off its Lease instead of cancelling it.
+		partition bool
 		// The window the takeover must fall in, measured from the moment the
-		// leader is told to stop to the standby's first reconcile.
+		// leader is stopped or cut off to the standby's first reconcile.
 		atLeast, atMost time.Duration
 	}{
 		{
@@ -78,6 +88,13 @@ func TestLeaderElectionFailover(t *testing.T) {
 			// Faster than any takeover that waited for the lease to expire.
 			atMost: leLeaseDuration - leRetryPeriod - 500*time.Millisecond,
 		},
+		{
+			name:      "partition",
+			partition: true,
+			// As for a crash: the standby waits for the Lease to expire.
+			atLeast: leLeaseDuration - leRetryPeriod - 500*time.Millisecond,
+			atMost:  leLeaseDuration + 3*time.Second,
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := cp.Client()
@@ -91,8 +108,8 @@ func TestLeaderElectionFailover(t *testing.T) {
 			}
 			writes := watchWriters(t, client, ns)
 			act := newActivity()
-			a := startCandidate(t, client, ns, "candidate-a", tc.release, act)
-			b := startCandidate(t, client, ns, "candidate-b", tc.release, act)
+			a := startCandidate(t, cp.RESTConfig(), ns, "candidate-a", tc.release, act)
+			b := startCandidate(t, cp.RESTConfig(), ns, "candidate-b", tc.release, act)
 
 			// One of them wins; the other must stay idle while it leads.
 			var leader, standby *candidate
@@ -116,9 +133,16 @@ func TestLeaderElectionFailover(t *testing.T) {
 			}
 
 			stoppedAt := time.Now()
-			leader.stop()
-			if err := leader.wait(t); err != nil {
-				t.Fatalf("%s: Run after cancel = %v, want nil", leader.id, err)
+			if tc.partition {
+				leader.partitioned.Store(true)
+				if err := leader.wait(t); !errors.Is(err, manager.ErrLeaderElectionLost) {
+					t.Fatalf("%s: Run cut off from its Lease = %v, want ErrLeaderElectionLost", leader.id, err)
+				}
+			} else {
+				leader.stop()
+				if err := leader.wait(t); err != nil {
+					t.Fatalf("%s: Run after cancel = %v, want nil", leader.id, err)
+				}
 			}
 			eventually(t, tc.atMost+10*time.Second, standby.id+" to take over and reconcile every key a few times", func(context.Context) (bool, error) {
 				return act.minPerKey(standby.id, keys) >= 3, nil
@@ -173,12 +197,31 @@ type candidate struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	err    error // Run's result, set before done closes
+	// partitioned fails the candidate's Lease requests; its other requests
+	// still go through.
+	partitioned atomic.Bool
 }
+
+// errPartitioned is what a partitioned candidate's Lease requests return.
+var errPartitioned = errors.New("test partition: the Lease is unreachable")
 
 // startCandidate runs a Manager with one controller that reconciles every
 // ConfigMap of ns over and over, recording each reconcile in act.
-func startCandidate(t *testing.T, client kubernetes.Interface, ns, id string, release bool, act *activity) *candidate {
+func startCandidate(t *testing.T, config *rest.Config, ns, id string, release bool, act *activity) *candidate {
 	t.Helper()
+	c := &candidate{id: id, done: make(chan struct{})}
+	config.Wrap(func(next http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			if c.partitioned.Load() && strings.Contains(req.URL.Path, "/leases/") {
+				return nil, errPartitioned
+			}
+			return next.RoundTrip(req)
+		})
+	})
+	client, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
 	logger := testr.NewWithOptions(t, testr.Options{LogTimestamp: true}).WithValues("candidate", id)
 	mgr, err := manager.New(manager.Options{
 		Logger:                  logger,
@@ -218,7 +261,7 @@ func startCandidate(t *testing.T, client kubernetes.Interface, ns, id string, re
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &candidate{id: id, mgr: mgr, cancel: cancel, done: make(chan struct{})}
+	c.mgr, c.cancel = mgr, cancel
 	go func() {
 		defer close(c.done)
 		c.err = mgr.Run(ctx)
@@ -249,6 +292,10 @@ func (c *candidate) wait(t *testing.T) error {
 }
 
 func (c *candidate) exited() bool { return isClosed(c.done) }
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 func isClosed(ch <-chan struct{}) bool {
 	select {

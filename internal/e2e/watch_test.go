@@ -65,7 +65,7 @@ func sampleReplicaSets(t *testing.T, client kubernetes.Interface, ns string, own
 		for ev := range w.ResultChan() {
 			rs, ok := ev.Object.(*appsv1.ReplicaSet)
 			if !ok {
-				if ev.Type == watch.Error {
+				if ev.Type == watch.Error && ctx.Err() == nil {
 					s.mu.Lock()
 					s.err = errorFromWatch(ev)
 					s.mu.Unlock()
@@ -150,7 +150,7 @@ func samplePods(t *testing.T, client kubernetes.Interface, ns string) *podSample
 		for ev := range w.ResultChan() {
 			p, ok := ev.Object.(*corev1.Pod)
 			if !ok {
-				if ev.Type == watch.Error {
+				if ev.Type == watch.Error && ctx.Err() == nil {
 					s.mu.Lock()
 					s.err = errorFromWatch(ev)
 					s.mu.Unlock()
