@@ -42,8 +42,9 @@ type result struct {
 	deployments, replicas int
 	create, rollout       phaseResult
 	// apiWrites are the Deployment controller's writes, other than events,
-	// as kube-apiserver counted them (see byDeploymentController).
-	apiWrites writes
+	// as kube-apiserver counted them (see byDeploymentController), and
+	// apiFailed those of them that failed (mostly 409 Conflict).
+	apiWrites, apiFailed writes
 	// events is the number of event writes: the sum of the counts of the
 	// Events the Deployment controller recorded.
 	events int
@@ -134,8 +135,12 @@ func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writ
 	if err != nil {
 		return res, err
 	}
+	// The benchmark's own creates and patches all succeeded (they would
+	// have been retried otherwise, and counted again).
 	ownWrites := benchWrites.snapshot().filter(byDeploymentController)
-	res.apiWrites = after.minus(before).filter(byDeploymentController).minus(ownWrites)
+	served := after.minus(before)
+	res.apiWrites = served.all.filter(byDeploymentController).minus(ownWrites)
+	res.apiFailed = served.failed.filter(byDeploymentController)
 	if res.events, err = countEvents(ctx, client); err != nil {
 		return res, err
 	}
@@ -257,7 +262,7 @@ func setImage(ctx context.Context, client kubernetes.Interface, i int, image str
 // settledWrites waits until the Deployment controller's writes stop (the
 // last status updates may land after the last Deployment is available),
 // polling the API server's metrics, and returns its last counts.
-func settledWrites(ctx context.Context, client kubernetes.Interface, log io.Writer) (writes, error) {
+func settledWrites(ctx context.Context, client kubernetes.Interface, log io.Writer) (serverWrites, error) {
 	const (
 		interval = 2 * time.Second
 		limit    = time.Minute
@@ -265,19 +270,19 @@ func settledWrites(ctx context.Context, client kubernetes.Interface, log io.Writ
 	began := time.Now()
 	prev, err := scrapeWrites(ctx, client)
 	if err != nil {
-		return nil, err
+		return serverWrites{}, err
 	}
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return serverWrites{}, ctx.Err()
 		case <-time.After(interval):
 		}
 		cur, err := scrapeWrites(ctx, client)
 		if err != nil {
-			return nil, err
+			return serverWrites{}, err
 		}
-		changed := cur.minus(prev).filter(byDeploymentController)
+		changed := cur.all.minus(prev.all).filter(byDeploymentController)
 		if len(changed) == 0 {
 			return cur, nil
 		}

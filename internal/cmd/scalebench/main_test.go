@@ -98,6 +98,7 @@ func TestRenderTable(t *testing.T) {
 				{"PUT", "deployments/status"}: 60,
 				{"POST", "replicasets"}:       40,
 			},
+			apiFailed:    writes{{"PUT", "deployments/status"}: 4},
 			events:       140,
 			clientWrites: writes{{"POST", "events"}: 140, {"POST", "replicasets"}: 40, {"PUT", "deployments/status"}: 60},
 		},
@@ -106,10 +107,10 @@ func TestRenderTable(t *testing.T) {
 			create: phaseResult{elapsed: 20 * time.Minute, available: 7, total: 20},
 		},
 	}
-	want := `| controller | N | R | create→available (s) | rollout→available (s) | Deployment controller writes (kube-apiserver metrics) | event writes | total writes | writes sent by our client |
-|---|---:|---:|---:|---:|---|---:|---:|---|
-| ours | 20 | 3 | 2.3 | 7.0 | PUT deployments/status: 60<br>POST replicasets: 40 | 140 | 240 | 240: PUT deployments/status: 60<br>POST events: 140<br>POST replicasets: 40 |
-| upstream | 20 | 3 | timed out after 1200 (7/20 available) | not run | none | 0 | 0 | n/a |
+	want := `| controller | N | R | create→available (s) | rollout→available (s) | Deployment controller writes (kube-apiserver metrics) | of which failed | event writes | total writes | writes sent by our client |
+|---|---:|---:|---:|---:|---|---|---:|---:|---|
+| ours | 20 | 3 | 2.3 | 7.0 | PUT deployments/status: 60<br>POST replicasets: 40 | PUT deployments/status: 4 | 140 | 240 | 240: PUT deployments/status: 60<br>POST events: 140<br>POST replicasets: 40 |
+| upstream | 20 | 3 | timed out after 1200 (7/20 available) | not run | none | none | 0 | 0 | n/a |
 `
 	if diff := cmp.Diff(want, renderTable(results)); diff != "" {
 		t.Errorf("renderTable (-want +got):\n%s", diff)
@@ -154,8 +155,17 @@ apiserver_other 1
 		t.Fatal(err)
 	}
 	want := writes{{"POST", "replicasets"}: 15, {"PUT", "deployments/status"}: 7}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("parseWrites (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, got.all); diff != "" {
+		t.Errorf("parseWrites: all (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(writes{{"POST", "replicasets"}: 3}, got.failed); diff != "" {
+		t.Errorf("parseWrites: failed (-want +got):\n%s", diff)
+	}
+	// Deltas between two scrapes drop what did not change.
+	earlier := serverWrites{all: writes{{"POST", "replicasets"}: 10, {"PUT", "deployments/status"}: 7}, failed: writes{{"POST", "replicasets"}: 1}}
+	delta := got.minus(earlier)
+	if diff := cmp.Diff(serverWrites{all: writes{{"POST", "replicasets"}: 5}, failed: writes{{"POST", "replicasets"}: 2}}, delta, cmp.AllowUnexported(serverWrites{})); diff != "" {
+		t.Errorf("minus (-want +got):\n%s", diff)
 	}
 	if _, err := parseWrites([]byte("apiserver_other 1\n")); err == nil || !strings.Contains(err.Error(), "no apiserver_request_total") {
 		t.Errorf("parseWrites without the metric: err = %v", err)

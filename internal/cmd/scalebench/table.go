@@ -8,16 +8,16 @@ import (
 // renderTable formats results as a markdown table, one row per controller.
 func renderTable(results []result) string {
 	var b strings.Builder
-	b.WriteString("| controller | N | R | create→available (s) | rollout→available (s) | Deployment controller writes (kube-apiserver metrics) | event writes | total writes | writes sent by our client |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---|---:|---:|---|\n")
+	b.WriteString("| controller | N | R | create→available (s) | rollout→available (s) | Deployment controller writes (kube-apiserver metrics) | of which failed | event writes | total writes | writes sent by our client |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---|---|---:|---:|---|\n")
 	for _, r := range results {
 		client := "n/a"
 		if r.clientWrites != nil {
 			client = fmt.Sprintf("%d: %s", r.clientWrites.total(), cell(r.clientWrites))
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %d | %d | %s |\n",
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s | %d | %d | %s |\n",
 			r.controller, r.deployments, r.replicas, r.create, r.rollout,
-			cell(r.apiWrites), r.events, r.apiWrites.total()+r.events, client)
+			cell(r.apiWrites), cell(r.apiFailed), r.events, r.apiWrites.total()+r.events, client)
 	}
 	return b.String()
 }
