@@ -191,4 +191,3 @@ func (l *loop) enqueuePodOwner(obj any) {
 	}
 	l.enqueueOwner(rs)
 }
-

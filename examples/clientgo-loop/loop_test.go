@@ -40,10 +40,12 @@ func (s *scripted) Reconcile(_ context.Context, key string) (controller.Result, 
 func TestProcessNextFollowsTheReconcileContract(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := &scripted{calls: map[string]int{}, outcomes: map[string]func() (controller.Result, error){
-			"ns/ok":       func() (controller.Result, error) { return controller.Result{}, nil },
-			"ns/later":    func() (controller.Result, error) { return controller.Result{RequeueAfter: time.Minute}, nil },
-			"ns/broken":   func() (controller.Result, error) { return controller.Result{}, errors.New("boom") },
-			"ns/terminal": func() (controller.Result, error) { return controller.Result{}, controller.TerminalError(errors.New("bad")) },
+			"ns/ok":     func() (controller.Result, error) { return controller.Result{}, nil },
+			"ns/later":  func() (controller.Result, error) { return controller.Result{RequeueAfter: time.Minute}, nil },
+			"ns/broken": func() (controller.Result, error) { return controller.Result{}, errors.New("boom") },
+			"ns/terminal": func() (controller.Result, error) {
+				return controller.Result{}, controller.TerminalError(errors.New("bad"))
+			},
 		}}
 		l := &loop{
 			queue:      workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
