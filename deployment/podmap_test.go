@@ -1,6 +1,7 @@
 package deployment
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -64,5 +65,32 @@ func TestPodsByReplicaSetRejectsIncompleteOwners(t *testing.T) {
 	rs.UID = ""
 	if _, err := g.r.podsByReplicaSet(d, []*appsv1.ReplicaSet{rs}); err == nil {
 		t.Error("want an error for a ReplicaSet without a UID")
+	}
+}
+
+// Upstream: BenchmarkGetPodMapForDeployment. The lookup goes through the
+// controller index, so other pods in the namespace ("noise") cost nothing.
+func BenchmarkPodsByReplicaSet(b *testing.B) {
+	for _, bc := range []struct{ pods, noise int }{{10, 0}, {10, 10000}, {1000, 0}, {1000, 10000}} {
+		b.Run(fmt.Sprintf("pods=%d/noise=%d", bc.pods, bc.noise), func(b *testing.B) {
+			g := newSyncRig(b)
+			d := newDeployment("foo", int32(bc.pods))
+			rs := newReplicaSet(d, "a", int32(bc.pods), 0)
+			other := newReplicaSet(newDeployment("bar", 1), "b", 1, 0)
+			for i := 0; i < bc.pods; i++ {
+				g.addCached(newPod(rs, fmt.Sprintf("p%d", i), corev1.PodRunning))
+			}
+			for i := 0; i < bc.noise; i++ {
+				g.addCached(newPod(other, fmt.Sprintf("n%d", i), corev1.PodRunning))
+			}
+			rss := []*appsv1.ReplicaSet{rs}
+			b.ReportAllocs()
+			for b.Loop() {
+				m, err := g.r.podsByReplicaSet(d, rss)
+				if err != nil || len(m[rs.UID]) != bc.pods {
+					b.Fatalf("got %d pods, %v", len(m[rs.UID]), err)
+				}
+			}
+		})
 	}
 }
