@@ -4,9 +4,6 @@ import "time"
 
 // Add makes key ready at PriorityNormal.
 func (q *Queue[T]) Add(key T) {
-	if q.repeats.covers(key, PriorityNormal) {
-		return
-	}
 	q.mu.Lock()
 	if !q.shuttingDown {
 		q.addReadyLocked(key, PriorityNormal)
@@ -31,26 +28,15 @@ func (q *Queue[T]) AddRateLimited(key T) {
 func (q *Queue[T]) AddWithOpts(o AddOpts, keys ...T) {
 	prio := clampPriority(o.Priority)
 	if !o.RateLimited {
-		// A repeat of a queued key changes nothing (it is ready sooner and
-		// at least as high), unless it must count as a retry.
-		skipRepeats := o.After <= 0 || q.metrics == nil
-		locked := false
+		// One lock for the lot: the delay is the same for every key.
+		q.mu.Lock()
 		for _, key := range keys {
-			if skipRepeats && q.repeats.covers(key, prio) {
-				continue
-			}
-			if !locked {
-				q.mu.Lock()
-				locked = true
-			}
 			if q.shuttingDown {
 				break
 			}
 			q.addLocked(key, prio, o.After)
 		}
-		if locked {
-			q.mu.Unlock()
-		}
+		q.mu.Unlock()
 		return
 	}
 	for _, key := range keys {
@@ -115,7 +101,6 @@ func (q *Queue[T]) readdNodeLocked(n uint32, prio int32) {
 	case nodeReady:
 		if prio > node.prio {
 			q.ready.move(n, prio)
-			node = &q.ready.nodes[n]
 		}
 	case nodeHeld:
 		node.prio = max(node.prio, prio)
@@ -125,10 +110,6 @@ func (q *Queue[T]) readdNodeLocked(n uint32, prio int32) {
 			q.metrics.added()
 		}
 	}
-	// Added again while queued: likely to be added again, so let the next
-	// repeats skip the lock.
-	node.indexed = true
-	q.repeats.set(node.key, node.prio)
 }
 
 // readyFromWaitingLocked makes a key that just left the delay heap ready, or

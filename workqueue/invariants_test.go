@@ -38,28 +38,6 @@ func (q *Queue[T]) checkInvariants() error {
 			inFlight++
 		}
 	}
-	indexed := 0
-	for n := range r.nodes {
-		node := &r.nodes[n]
-		if !node.indexed {
-			continue
-		}
-		indexed++
-		if node.state == nodeInFlight {
-			return fmt.Errorf("in-flight node %d is indexed", n)
-		}
-		s := q.repeats.shard(node.key)
-		if p, ok := s.prio[node.key]; !ok || p != node.prio {
-			return fmt.Errorf("index has %v at %d (%v), node says %d", node.key, p, ok, node.prio)
-		}
-	}
-	inIndex := 0
-	for i := range q.repeats.shards {
-		inIndex += len(q.repeats.shards[i].prio)
-	}
-	if inIndex != indexed {
-		return fmt.Errorf("index holds %d keys, indexed nodes %d", inIndex, indexed)
-	}
 	if len(q.waiting) != countWaiting(q.entries) {
 		return fmt.Errorf("heap holds %d items, entries say %d", len(q.waiting), countWaiting(q.entries))
 	}

@@ -1,7 +1,6 @@
 package workqueue
 
 import (
-	"hash/maphash"
 	"sync"
 	"time"
 
@@ -34,7 +33,6 @@ type Queue[T comparable] struct {
 	wakesPending int
 
 	entries  map[T]entry
-	repeats  repeatIndex[T]
 	ready    readyQueue[T]
 	waiting  []waitItem[T]
 	inFlight int
@@ -69,7 +67,6 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 	}
 	q := &Queue[T]{
 		entries:    make(map[T]entry),
-		repeats:    repeatIndex[T]{seed: maphash.MakeSeed()},
 		ready:      newReadyQueue(opts.Lane, opts.StarvationLimit),
 		clock:      clk,
 		epoch:      clk.Now(),
@@ -130,10 +127,6 @@ func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
 	node := &q.ready.nodes[n]
 	node.state = nodeInFlight
 	key, priority = node.key, int(node.prio)
-	if node.indexed {
-		node.indexed = false
-		q.repeats.remove(key)
-	}
 	q.inFlight++
 	if q.metrics != nil {
 		now := q.now()

@@ -31,7 +31,6 @@ type readyNode[T comparable] struct {
 	lane         uint32
 	prio         int32
 	state        uint8
-	indexed      bool // in the repeat index (see repeatIndex)
 }
 
 // lane is one fairness lane of one priority level: a FIFO of nodes, and a
