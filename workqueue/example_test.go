@@ -18,13 +18,18 @@ func Example() {
 
 	var mu sync.Mutex
 	processed := map[string]int{}
+	flakyDone := make(chan struct{})
 	reconcile := func(key string) error {
 		mu.Lock()
 		defer mu.Unlock()
 		processed[key]++
-		if key == "default/flaky" && processed[key] == 1 {
+		if key != "default/flaky" {
+			return nil
+		}
+		if processed[key] == 1 {
 			return fmt.Errorf("transient failure")
 		}
+		close(flakyDone)
 		return nil
 	}
 
@@ -49,15 +54,7 @@ func Example() {
 	q.Add("default/web")
 	q.Add("default/flaky")
 	q.Add("default/web") // coalesces with the queued one
-	for {
-		mu.Lock()
-		done := processed["default/flaky"] == 2 && processed["default/web"] >= 1
-		mu.Unlock()
-		if done {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	<-flakyDone
 	q.ShutDownWithDrain()
 	workers.Wait()
 	fmt.Println("flaky processed", processed["default/flaky"], "times")
