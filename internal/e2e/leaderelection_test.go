@@ -128,7 +128,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 			if leader.exited() {
 				t.Fatalf("%s stopped on its own: %v", leader.id, leader.err)
 			}
-			if isClosed(standby.mgr.Elected()) || act.reconciles(standby.id) > 0 {
+			if hasClosed(standby.mgr.Elected()) || act.reconciles(standby.id) > 0 {
 				t.Fatalf("%s was elected too while %s led", standby.id, leader.id)
 			}
 
@@ -182,8 +182,8 @@ func TestLeaderElectionFailover(t *testing.T) {
 				return true, nil
 			})
 			for name, seq := range writes() {
-				if want := []string{leader.id, standby.id}; !slices.Equal(compact(seq), want) {
-					t.Errorf("ConfigMap %s: writers in order %v, want %v", name, compact(seq), want)
+				if want := []string{leader.id, standby.id}; !slices.Equal(writerRuns(seq), want) {
+					t.Errorf("ConfigMap %s: writers in order %v, want %v", name, writerRuns(seq), want)
 				}
 			}
 		})
@@ -211,12 +211,7 @@ func startCandidate(t *testing.T, config *rest.Config, ns, id string, release bo
 	t.Helper()
 	c := &candidate{id: id, done: make(chan struct{})}
 	config.Wrap(func(next http.RoundTripper) http.RoundTripper {
-		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-			if c.partitioned.Load() && strings.Contains(req.URL.Path, "/leases/") {
-				return nil, errPartitioned
-			}
-			return next.RoundTrip(req)
-		})
+		return &partitionTransport{cut: &c.partitioned, next: next}
 	})
 	client, err := kubernetes.NewForConfig(config)
 	if err != nil {
@@ -291,13 +286,22 @@ func (c *candidate) wait(t *testing.T) error {
 	}
 }
 
-func (c *candidate) exited() bool { return isClosed(c.done) }
+func (c *candidate) exited() bool { return hasClosed(c.done) }
 
-type roundTripperFunc func(*http.Request) (*http.Response, error)
+// partitionTransport fails Lease requests while cut is set.
+type partitionTransport struct {
+	cut  *atomic.Bool
+	next http.RoundTripper
+}
 
-func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+func (p *partitionTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if p.cut.Load() && strings.Contains(req.URL.Path, "/leases/") {
+		return nil, errPartitioned
+	}
+	return p.next.RoundTrip(req)
+}
 
-func isClosed(ch <-chan struct{}) bool {
+func hasClosed(ch <-chan struct{}) bool {
 	select {
 	case <-ch:
 		return true
@@ -484,7 +488,7 @@ func watchWriters(t *testing.T, client kubernetes.Interface, ns string) func() m
 		if watchEr != nil {
 			t.Errorf("watching ConfigMaps: %v", watchEr)
 		}
-		if isClosed(done) && !errors.Is(ctx.Err(), context.Canceled) {
+		if hasClosed(done) && !errors.Is(ctx.Err(), context.Canceled) {
 			t.Errorf("the ConfigMap watch ended early: writers may be missing")
 		}
 		out := make(map[string][]string, len(seqs))
@@ -495,5 +499,5 @@ func watchWriters(t *testing.T, client kubernetes.Interface, ns string) func() m
 	}
 }
 
-// compact collapses runs of the same writer: [a a b b] → [a b].
-func compact(seq []string) []string { return slices.Compact(slices.Clone(seq)) }
+// writerRuns collapses runs of the same writer: [a a b b] → [a b].
+func writerRuns(seq []string) []string { return slices.Compact(slices.Clone(seq)) }
