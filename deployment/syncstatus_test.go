@@ -345,3 +345,22 @@ func TestSyncRolloutStatusConditions(t *testing.T) {
 }
 
 func ptrCond(c appsv1.DeploymentCondition) *appsv1.DeploymentCondition { return &c }
+
+// With TrackTerminatingReplicas off (the feature gate disabled upstream),
+// status.terminatingReplicas is never written.
+func TestTrackTerminatingReplicasOff(t *testing.T) {
+	for _, track := range []bool{true, false} {
+		g := newSyncRig(t)
+		g.r.trackTerminating = track
+		d := newDeployment("foo", 2)
+		rs := withStatus(withRevision(newReplicaSet(d, "v1", 2, 0), "1"), 2, 2, 2)
+		rs.Status.TerminatingReplicas = ptr.To[int32](3)
+		setReplicasAnnotations(rs, 2, 3)
+		g.add(d, rs)
+		g.mustReconcile(d)
+		got := g.lastDeploymentWrite().Status.TerminatingReplicas
+		if track && (got == nil || *got != 3) || !track && got != nil {
+			t.Errorf("track=%v: terminatingReplicas = %v", track, got)
+		}
+	}
+}
