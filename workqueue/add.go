@@ -1,6 +1,9 @@
 package workqueue
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Add makes key ready at PriorityNormal.
 func (q *Queue[T]) Add(key T) {
@@ -63,7 +66,12 @@ func (q *Queue[T]) addLocked(key T, prio int32, d time.Duration) {
 	if q.metrics != nil {
 		q.metrics.retries.Inc()
 	}
-	q.addWaitingLocked(key, prio, q.now()+int64(d))
+	now := q.now()
+	at := now + int64(d)
+	if at < now { // overflow: a delay of centuries is "never", not "now"
+		at = math.MaxInt64 - 1
+	}
+	q.addWaitingLocked(key, prio, at)
 }
 
 // drop gives up on a key that reached MaxRetries.

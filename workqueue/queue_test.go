@@ -2,10 +2,12 @@ package workqueue
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	"k8s.io/utils/clock"
 )
 
@@ -265,8 +267,10 @@ func TestDefaultLimiterBacksOffPerKey(t *testing.T) {
 func TestMaxRetriesDropsTheKey(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := newFakeProvider()
+		var logged []string
 		q := New(Options[string]{
 			Name:            "q",
+			Logger:          funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{}),
 			MaxRetries:      2,
 			MetricsProvider: m,
 			RateLimiter:     NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, time.Second),
@@ -285,12 +289,28 @@ func TestMaxRetriesDropsTheKey(t *testing.T) {
 		if got := m.counter("q", "dropped"); got != 1 {
 			t.Fatalf("dropped = %v, want 1", got)
 		}
+		if len(logged) != 1 || !strings.Contains(logged[0], `"key"="k"`) || !strings.Contains(logged[0], `"queue"="q"`) {
+			t.Fatalf("log lines = %q, want one naming queue q and key k", logged)
+		}
 		if got := q.NumRequeues("k"); got != 0 {
 			t.Fatalf("NumRequeues after the drop = %d, want 0 (forgotten)", got)
 		}
 		q.Add("k") // a real event still gets through
 		if got := q.Len(); got != 1 {
 			t.Fatalf("Len after a plain Add = %d, want 1", got)
+		}
+	})
+}
+
+func TestHugeDelayIsNotImmediate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Options[string]{})
+		defer q.ShutDown()
+		q.AddAfter("k", time.Duration(1<<63-1))
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if got := q.Len(); got != 0 {
+			t.Fatalf("Len = %d, want 0: the delay overflowed into the past", got)
 		}
 	})
 }
