@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -34,8 +34,10 @@ func startController(ctx context.Context, cfg *rest.Config, ns string) (stop fun
 		Controller: controller.Options[string]{
 			Workers: 5,
 			// The demo prints the rollout; the controller's own log lines
-			// would drown it.
-			Logger: logr.Discard(),
+			// (optimistic-concurrency conflicts, retried at once) would
+			// drown it. logr.Discard() has no sink, which the controller
+			// package reads as "unset", so a sink that drops everything.
+			Logger: funcr.New(func(prefix, args string) {}, funcr.Options{}),
 		},
 	})
 	if err != nil {
