@@ -25,6 +25,7 @@ type AddOpts struct {
 	RateLimited bool
 	// Priority orders ready items: higher first. Re-adding a queued key keeps
 	// the higher of its priorities and the earlier of its ready times.
+	// Priorities beyond the int32 range are served as the nearest int32.
 	Priority int
 }
 
