@@ -2,40 +2,21 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/ctrlkit/ctrlkit/examples/internal/manifesttest"
 )
-
-// request is one API request, as RBAC sees it.
-type request struct {
-	group, resource, verb, namespace string // resource may be "name/subresource"
-}
-
-func (r request) String() string {
-	return fmt.Sprintf("%s %s.%s in %q", r.verb, r.resource, r.group, r.namespace)
-}
-
-func requestOf(a k8stesting.Action) request {
-	res := a.GetResource()
-	resource := res.Resource
-	if sub := a.GetSubresource(); sub != "" {
-		resource += "/" + sub
-	}
-	return request{group: res.Group, resource: resource, verb: a.GetVerb(), namespace: a.GetNamespace()}
-}
 
 // scenario is a cluster in which one pass over each Deployment exercises
 // every kind of write the controller makes: create (a rollout), scale
@@ -111,10 +92,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func seen(client *fake.Clientset, want request) bool {
+func seen(client *fake.Clientset, want manifesttest.Request) bool {
 	return slices.ContainsFunc(client.Actions(), func(a k8stesting.Action) bool {
-		r := requestOf(a)
-		return r.group == want.group && r.resource == want.resource && r.verb == want.verb
+		return manifesttest.RequestOf(a) == want
 	})
 }
 
@@ -170,91 +150,42 @@ func leaseReleased(l *coordinationv1.Lease) bool {
 	return l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == ""
 }
 
-// notExercised are rules granted for requests the fake cluster cannot make
-// happen, with the reason each is still needed.
-var notExercised = map[request]string{
-	{group: "apps", resource: "deployments/finalizers", verb: "update"}: "OwnerReferencesPermissionEnforcement admission: owner references with blockOwnerDeletion",
-	{group: "", resource: "events", verb: "patch"}:                      "client-go's recorder patches the count of a repeated event",
+// mayBeUnused are rules for requests a run on the fake cluster may not make,
+// with the reason each is needed all the same.
+var mayBeUnused = map[manifesttest.Request]string{
+	{Group: "apps", Resource: "deployments/finalizers", Verb: "update"}: "OwnerReferencesPermissionEnforcement admission: owner references with blockOwnerDeletion",
+	{Group: "", Resource: "events", Verb: "patch"}:                      "client-go's recorder patches the count of an event repeated within its cache window",
 }
 
 // TestRBACCoversExactlyWhatTheControllerDoes runs the whole process on a fake
-// cluster, then checks both ways: every request it made is allowed by
-// manifests/rbac.yaml, and every rule there was used (or is listed in
-// notExercised with a reason).
+// cluster, then checks manifests/rbac.yaml both ways: every request it made
+// is allowed, and every rule there was used (or is listed in mayBeUnused
+// with a reason).
 func TestRBACCoversExactlyWhatTheControllerDoes(t *testing.T) {
-	m := loadManifests(t)
+	m := manifesttest.Load(t, "manifests/*.yaml")
 	client := fake.NewClientset(scenario()...)
 	_, stop := startManager(t, client)
 
-	wants := []request{
-		{group: "apps", resource: "deployments", verb: "get"},
-		{group: "apps", resource: "deployments", verb: "update"},
-		{group: "apps", resource: "deployments/status", verb: "update"},
-		{group: "apps", resource: "replicasets", verb: "create"},
-		{group: "apps", resource: "replicasets", verb: "update"},
-		{group: "apps", resource: "replicasets", verb: "patch"},
-		{group: "apps", resource: "replicasets", verb: "delete"},
-		{group: "", resource: "events", verb: "create"},
-		{group: "coordination.k8s.io", resource: "leases", verb: "create"},
-	}
-	for _, want := range wants {
+	for _, want := range []manifesttest.Request{
+		{Group: "apps", Resource: "deployments", Verb: "get"},
+		{Group: "apps", Resource: "deployments", Verb: "update"},
+		{Group: "apps", Resource: "deployments/status", Verb: "update"},
+		{Group: "apps", Resource: "replicasets", Verb: "create"},
+		{Group: "apps", Resource: "replicasets", Verb: "update"},
+		{Group: "apps", Resource: "replicasets", Verb: "patch"},
+		{Group: "apps", Resource: "replicasets", Verb: "delete"},
+		{Group: "", Resource: "events", Verb: "create"},
+		{Group: "coordination.k8s.io", Resource: "leases", Verb: "create"},
+	} {
 		waitFor(t, want.String(), func() bool { return seen(client, want) })
 	}
 	if err := stop(); err != nil { // releases the Lease: one more update
 		t.Fatal(err)
 	}
-
-	type rule struct{ group, resource, verb string }
-	granted := map[rule]string{} // rule → where it comes from
-	clusterRole, role := m.clusterRoles[0], m.roles[0]
-	addRules := func(rules []rbacv1.PolicyRule, source string) {
-		for _, r := range rules {
-			if len(r.ResourceNames) > 0 || len(r.NonResourceURLs) > 0 {
-				t.Errorf("%s: rule %+v: resourceNames and nonResourceURLs are not expected", source, r)
-			}
-			for _, g := range r.APIGroups {
-				for _, res := range r.Resources {
-					for _, v := range r.Verbs {
-						if g == "*" || res == "*" || v == "*" {
-							t.Errorf("%s: wildcard in rule %+v", source, r)
-						}
-						granted[rule{g, res, v}] = source
-					}
-				}
-			}
-		}
-	}
-	addRules(clusterRole.Rules, "ClusterRole "+clusterRole.Name)
-	addRules(role.Rules, "Role "+role.Namespace+"/"+role.Name)
-
-	used := map[rule]bool{}
 	for _, a := range client.Actions() {
-		r := requestOf(a)
-		if r.verb == "create" && r.group == "" && r.resource == "events" && a.GetNamespace() == "" {
-			t.Errorf("event created without a namespace: %v", a)
-		}
-		key := rule{r.group, r.resource, r.verb}
-		source, ok := granted[key]
-		switch {
-		case !ok:
-			t.Errorf("%v is not allowed by manifests/rbac.yaml", r)
-		case strings.HasPrefix(source, "Role ") && r.namespace != role.Namespace:
-			t.Errorf("%v: allowed only in namespace %s by %s", r, role.Namespace, source)
-		}
-		used[key] = true
-	}
-	for key, source := range granted {
-		reason, excused := notExercised[request{group: key.group, resource: key.resource, verb: key.verb}]
-		switch {
-		case used[key] && excused:
-			t.Errorf("%+v is listed as not exercised (%s) but was used: drop it from notExercised", key, reason)
-		case !used[key] && !excused:
-			t.Errorf("%s grants %+v, which the controller never used: remove it, or say why in notExercised", source, key)
+		if manifesttest.RequestOf(a).Resource == "events" && a.GetNamespace() == "" {
+			t.Errorf("event written without a namespace: %v", a)
 		}
 	}
-	for r := range notExercised {
-		if _, ok := granted[rule{r.group, r.resource, r.verb}]; !ok {
-			t.Errorf("notExercised lists %v, which manifests/rbac.yaml does not grant", r)
-		}
-	}
+	manifesttest.CheckRBAC(t, m, client.Actions(), mayBeUnused)
 }
