@@ -206,3 +206,12 @@ func TestLanesAreFairWithinEachPriority(t *testing.T) {
 		t.Fatalf("order = %v, want %v", got, want)
 	}
 }
+
+func TestStarvationLimitDefault(t *testing.T) {
+	if got := newReadyQueue[string](nil, 0).starvationLimit; got != DefaultStarvationLimit {
+		t.Fatalf("zero StarvationLimit gives %d, want DefaultStarvationLimit", got)
+	}
+	if got := newReadyQueue[string](nil, -1).starvationLimit; got != 0 {
+		t.Fatalf("negative StarvationLimit gives %d, want 0 (off)", got)
+	}
+}
