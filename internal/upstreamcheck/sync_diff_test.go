@@ -588,6 +588,21 @@ func TestSyncMatchesUpstream(t *testing.T) {
 // ReplicaSet controller's work done (every pod of every ReplicaSet available,
 // pods of empty ReplicaSets gone).
 func settled(t *testing.T, client *fake.Clientset) syncWorld {
+	return settledSlowly(t, client, nil, 1<<30)
+}
+
+// settledSlowly is settled where each ReplicaSet gains at most step
+// available pods per pass over what it had in prev (pods appear at once,
+// become available slowly), so rollouts pass through partial states.
+func settledSlowly(t *testing.T, client *fake.Clientset, prev *syncWorld, step int32) syncWorld {
+	had := map[string]int32{}
+	if prev != nil {
+		for _, o := range prev.cached {
+			if rs, ok := o.(*appsv1.ReplicaSet); ok {
+				had[rs.Name] = rs.Status.AvailableReplicas
+			}
+		}
+	}
 	ctx := context.Background()
 	var out []runtime.Object
 	ds, err := client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
@@ -611,7 +626,8 @@ func settled(t *testing.T, client *fake.Clientset) syncWorld {
 			rs.CreationTimestamp = metav1.NewTime(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC).Add(time.Duration(len(rss.Items)+i) * time.Minute))
 		}
 		n := *rs.Spec.Replicas
-		rs.Status = appsv1.ReplicaSetStatus{Replicas: n, FullyLabeledReplicas: n, ReadyReplicas: n, AvailableReplicas: n,
+		avail := min(n, had[rs.Name]+step)
+		rs.Status = appsv1.ReplicaSetStatus{Replicas: n, FullyLabeledReplicas: n, ReadyReplicas: avail, AvailableReplicas: avail,
 			ObservedGeneration: rs.Generation, TerminatingReplicas: ptr.To[int32](0)}
 		out = append(out, rs)
 	}
@@ -626,18 +642,19 @@ func TestRolloutsMatchUpstream(t *testing.T) {
 		name    string
 		world   func() syncWorld
 		between func(pass int, w *syncWorld)
+		step    int32 // pods becoming available per ReplicaSet per pass; 0: all at once
 	}{
 		{"rolling 10 replicas v1 -> v2", func() syncWorld {
 			d := dep("foo", 10, "v2")
 			d.Spec.RevisionHistoryLimit = ptr.To[int32](1)
 			d.Annotations = map[string]string{ours.RevisionAnnotation: "2"}
 			return syncWorld{cached: objs(d, rsFor(d, "v0", "1", 0, 0, 120), rsFor(d, "v1", "2", 10, 10, 60))}
-		}, nil},
+		}, nil, 0},
 		{"recreate 3 replicas v1 -> v2", func() syncWorld {
 			d := dep("foo", 3, "v2")
 			d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
 			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 3, 3, 60))}
-		}, nil},
+		}, nil, 0},
 		{"rolling with a resize and a new template midway", func() syncWorld {
 			d := dep("foo", 6, "v2")
 			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromInt32(2)), MaxUnavailable: ptr.To(intstr.FromInt32(1))}
@@ -653,7 +670,17 @@ func TestRolloutsMatchUpstream(t *testing.T) {
 					}
 				}
 			}
-		}},
+		}, 0},
+		{"rolling 10 replicas, pods ready one per pass", func() syncWorld {
+			d := dep("foo", 10, "v2")
+			d.Annotations = map[string]string{ours.RevisionAnnotation: "1"}
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 10, 10, 60))}
+		}, nil, 1},
+		{"rolling 7 replicas 0 surge, pods ready two per pass", func() syncWorld {
+			d := dep("foo", 7, "v2")
+			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromInt32(0)), MaxUnavailable: ptr.To(intstr.FromString("30%"))}
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 7, 5, 60))}
+		}, nil, 2},
 		{"rollback midway", func() syncWorld {
 			d := dep("foo", 4, "v2")
 			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 4, 4, 60))}
@@ -666,7 +693,7 @@ func TestRolloutsMatchUpstream(t *testing.T) {
 					d.Annotations[appsv1.DeprecatedRollbackTo] = "0"
 				}
 			}
-		}},
+		}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -692,7 +719,11 @@ func TestRolloutsMatchUpstream(t *testing.T) {
 				if len(want.Actions) == 0 && pass > 5 {
 					break
 				}
-				w = settled(t, upstreamClient)
+				if tt.step > 0 {
+					w = settledSlowly(t, upstreamClient, &w, tt.step)
+				} else {
+					w = settled(t, upstreamClient)
+				}
 			}
 			var sizes []string
 			for _, o := range w.cached {
