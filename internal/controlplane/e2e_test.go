@@ -1,0 +1,80 @@
+//go:build e2e && unix
+
+package controlplane
+
+import (
+	"errors"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Two control planes start side by side (as two test packages would), each
+// works, and Stop leaves no process, port or directory behind.
+func TestParallelInstancesStopWithoutLeftovers(t *testing.T) {
+	const instances = 2
+	cps := make([]*ControlPlane, instances)
+	errs := make([]error, instances)
+	var wg sync.WaitGroup
+	for i := range instances {
+		wg.Go(func() { cps[i], errs[i] = Start(t.Context(), Options{Log: &testLogWriter{t: t}}) })
+	}
+	wg.Wait()
+	for i := range cps {
+		if errs[i] != nil {
+			for _, cp := range cps {
+				if cp != nil {
+					cp.Stop()
+				}
+			}
+			t.Fatalf("start instance %d: %v", i, errs[i])
+		}
+	}
+	if cps[0].RESTConfig().Host == cps[1].RESTConfig().Host {
+		t.Fatalf("both instances serve at %s", cps[0].RESTConfig().Host)
+	}
+
+	for i, cp := range cps {
+		nodes, err := cp.Client().CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatalf("instance %d: list nodes: %v", i, err)
+		}
+		if len(nodes.Items) != 1 || nodes.Items[0].Name != NodeName(0) {
+			t.Errorf("instance %d has nodes %v, want just %s", i, nodes.Items, NodeName(0))
+		}
+
+		var pids []int
+		for _, p := range cp.processes() {
+			pids = append(pids, p.cmd.Process.Pid)
+		}
+		if len(pids) != 5 {
+			t.Errorf("instance %d runs %d processes, want 5", i, len(pids))
+		}
+		host := cp.RESTConfig().Host[len("https://"):]
+		if err := cp.Stop(); err != nil {
+			t.Fatalf("stop instance %d: %v", i, err)
+		}
+		if err := cp.Stop(); err != nil {
+			t.Errorf("second Stop of instance %d: %v", i, err)
+		}
+		for _, pid := range pids {
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("instance %d: process %d still exists after Stop (kill 0: %v)", i, pid, err)
+			}
+		}
+		if _, err := os.Stat(cp.Dir()); !os.IsNotExist(err) {
+			t.Errorf("instance %d: directory %s left behind (stat: %v)", i, cp.Dir(), err)
+		}
+		// The port is free again: another instance could take it now.
+		l, err := net.Listen("tcp", host)
+		if err != nil {
+			t.Errorf("instance %d: API server port %s not free after Stop: %v", i, host, err)
+		} else {
+			l.Close()
+		}
+	}
+}
