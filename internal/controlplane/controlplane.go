@@ -73,10 +73,15 @@ func start(ctx context.Context, bins *Binaries, opts Options) (_ *ControlPlane, 
 
 	cp := &ControlPlane{bins: bins, dir: opts.Dir, log: opts.log()}
 	if cp.dir == "" {
-		if cp.dir, err = os.MkdirTemp("", "ctrlkit-controlplane-"); err != nil {
+		removeLeftovers(os.TempDir())
+		if cp.dir, err = os.MkdirTemp("", instanceDirPrefix); err != nil {
 			return nil, err
 		}
 		cp.ownDir = true
+		if err := writeOwner(cp.dir); err != nil {
+			_ = os.RemoveAll(cp.dir)
+			return nil, err
+		}
 	} else {
 		// A previous attempt's etcd data would belong to another cluster.
 		if err := os.RemoveAll(filepath.Join(cp.dir, "etcd")); err != nil {

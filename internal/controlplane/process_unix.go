@@ -21,3 +21,9 @@ func signalGroup(p *os.Process, kill bool) error {
 func groupAlive(pgid int) bool {
 	return syscall.Kill(-pgid, 0) == nil
 }
+
+// processExists reports whether pid names a live process; when in doubt
+// (e.g. no permission to signal it) it says yes.
+func processExists(pid int) bool {
+	return syscall.Kill(pid, 0) != syscall.ESRCH
+}

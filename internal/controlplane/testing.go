@@ -2,7 +2,6 @@ package controlplane
 
 import (
 	"bytes"
-	"context"
 	"sync"
 	"testing"
 )
@@ -19,11 +18,7 @@ func StartForTest(t testing.TB, opts Options) *ControlPlane {
 	if opts.Log == nil {
 		opts.Log = &testLogWriter{t: t}
 	}
-	ctx := context.Background()
-	if c, ok := t.(interface{ Context() context.Context }); ok {
-		ctx = c.Context()
-	}
-	cp, err := Start(ctx, opts)
+	cp, err := Start(t.Context(), opts)
 	if err != nil {
 		t.Fatalf("start the local control plane: %v", err)
 	}
