@@ -324,6 +324,9 @@ func runGo(ctx context.Context, gocmd, src string, args []string, log io.Writer,
 	for {
 		select {
 		case err := <-waited:
+			if ctx.Err() != nil {
+				return fmt.Errorf("go %s: stopped: %w", args[0], context.Cause(ctx))
+			}
 			if err != nil {
 				mu.Lock()
 				defer mu.Unlock()
