@@ -18,10 +18,11 @@ func TestReconcileContextCarriesALogger(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		type line struct{ prefix, args string }
 		var lines []line
-		logger := funcr.New(func(prefix, args string) { lines = append(lines, line{prefix, args}) }, funcr.Options{})
+		logger := funcr.New(func(prefix, args string) { lines = append(lines, line{prefix, args}) }, funcr.Options{LogCaller: funcr.All})
 		r := controller.ReconcilerFunc[string](func(ctx context.Context, key string) (controller.Result, error) {
 			log := logr.FromContextOrDiscard(ctx)
 			log.Info("hello")
+			log.WithName("sub").WithValues("extra", 1).Info("derived")
 			return controller.Result{}, nil
 		})
 		env := controllertest.New(t)
@@ -32,17 +33,20 @@ func TestReconcileContextCarriesALogger(t *testing.T) {
 		env.Settle()
 		c.Queue().Add("ns/one")
 		env.Settle()
-		if len(lines) != 2 {
+		if len(lines) != 4 {
 			t.Fatalf("logged %d lines, want 2: %v", len(lines), lines)
 		}
 		for _, l := range lines {
-			for _, want := range []string{`"controller"="logs"`, `"key"="ns/one"`, `"reconcileID"="`, `"msg"="hello"`} {
+			for _, want := range []string{`"controller"="logs"`, `"key"="ns/one"`, `"reconcileID"="`, `"file"="logging_test.go"`} {
 				if !strings.Contains(l.args, want) {
 					t.Errorf("log line %s lacks %s", l.args, want)
 				}
 			}
 		}
-		if a, b := reconcileID(lines[0].args), reconcileID(lines[1].args); a == "" || a == b {
+		if !strings.Contains(lines[1].args, `"extra"=1`) || lines[1].prefix != "sub" {
+			t.Errorf("derived logger line %+v lacks its name or values", lines[1])
+		}
+		if a, b := reconcileID(lines[0].args), reconcileID(lines[2].args); a == "" || a == b || reconcileID(lines[1].args) != a {
 			t.Errorf("reconcileIDs %q and %q, want two distinct UUIDs", a, b)
 		}
 	})

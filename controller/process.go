@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"k8s.io/apimachinery/pkg/util/uuid"
-	"k8s.io/klog/v2"
+	"github.com/go-logr/logr"
 
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
@@ -54,8 +53,8 @@ func (c *Controller[K]) reconcileAndApply(ctx context.Context, key K, priority i
 		defer func() { c.metrics.reconcileTime.Observe(c.clock.Since(start).Seconds()) }()
 	}
 
-	log := c.log.WithValues("key", key, "reconcileID", uuid.NewUUID())
-	ctx = klog.NewContext(ctx, log)
+	log := newReconcileLogger(c.log, key)
+	ctx = logr.NewContext(ctx, log)
 	result, err := c.reconcile(ctx, key)
 
 	switch {
@@ -108,7 +107,7 @@ func (c *Controller[K]) reconcile(ctx context.Context, key K) (result Result, er
 		if !c.recoverPanic {
 			panic(r)
 		}
-		klog.FromContext(ctx).Error(nil, "Observed a panic in Reconcile", "panic", r, "stacktrace", string(debug.Stack()))
+		logr.FromContextOrDiscard(ctx).Error(nil, "Observed a panic in Reconcile", "panic", r, "stacktrace", string(debug.Stack()))
 		result, err = Result{}, fmt.Errorf("panic in Reconcile: %v [recovered]", r)
 	}()
 
