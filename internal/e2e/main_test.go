@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/ctrlkit/ctrlkit/internal/controlplane"
 )
 
@@ -25,6 +27,14 @@ func TestMain(m *testing.M) {
 	for _, s := range []*sharedControlPlane{&upstreamCP, &ourCP} {
 		if err := s.stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "e2e:", err)
+			code = 1
+		}
+	}
+	// Every test stopped its controller, informers and watches; with the
+	// control planes gone too, nothing of ours may still run.
+	if code == 0 {
+		if err := goleak.Find(goleak.IgnoreTopFunction("k8s.io/klog/v2.(*flushDaemon).run.func1")); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: leaked goroutines:", err)
 			code = 1
 		}
 	}
