@@ -14,8 +14,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
-// StuckLabel is a pod label: a pod that carries it, with any value, never
-// becomes Ready. Put it on a Deployment's pod template to make a rollout
+// StuckLabel is a pod label: a pod that carries it, with any value, is
+// scheduled but stays Pending and never becomes Ready. Put it on a Deployment's pod template to make a rollout
 // stall, e.g. to exceed its progress deadline.
 const StuckLabel = "stuck"
 
