@@ -4,9 +4,11 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/ctrlkit/ctrlkit/workqueue"
+	"github.com/ctrlkit/ctrlkit/workqueue/prommetrics"
 )
 
-// newQueue builds the controller's own queue from opts.
+// newQueue builds the controller's own queue from opts, with its metrics on
+// opts.Registry (labelled name=<controller name>) when that is set.
 func newQueue[K comparable](name string, opts Options[K], log logr.Logger) (workqueue.Interface[K], error) {
 	qopts := workqueue.Options[K]{
 		Name:        name,
@@ -15,6 +17,13 @@ func newQueue[K comparable](name string, opts Options[K], log logr.Logger) (work
 		MaxRetries:  opts.MaxRetries,
 		Clock:       opts.Clock,
 		Logger:      log,
+	}
+	if opts.Registry != nil {
+		provider, err := prommetrics.New(opts.Registry)
+		if err != nil {
+			return nil, err
+		}
+		qopts.MetricsProvider = provider
 	}
 	return workqueue.New(qopts), nil
 }
