@@ -631,7 +631,51 @@ func settledSlowly(t *testing.T, client *fake.Clientset, prev *syncWorld, step i
 			ObservedGeneration: rs.Generation, TerminatingReplicas: ptr.To[int32](0)}
 		out = append(out, rs)
 	}
+	if prev != nil && hasPods(*prev) {
+		out = append(out, nextPods(prev, out)...)
+	}
 	return syncWorld{cached: out}
+}
+
+func hasPods(w syncWorld) bool {
+	for _, o := range w.cached {
+		if _, ok := o.(*corev1.Pod); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// nextPods plays the ReplicaSet controller and the kubelet for pods: a
+// ReplicaSet below its size gets running pods; one above it has its extra
+// pods marked for deletion, and pods marked in the previous pass are gone.
+func nextPods(prev *syncWorld, objects []runtime.Object) []runtime.Object {
+	byOwner := map[types.UID][]*corev1.Pod{}
+	for _, o := range prev.cached {
+		if p, ok := o.(*corev1.Pod); ok && p.DeletionTimestamp == nil {
+			ref := metav1.GetControllerOf(p)
+			byOwner[ref.UID] = append(byOwner[ref.UID], p.DeepCopy())
+		}
+	}
+	var out []runtime.Object
+	for _, o := range objects {
+		rs, ok := o.(*appsv1.ReplicaSet)
+		if !ok {
+			continue
+		}
+		pods := byOwner[rs.UID]
+		for i := int32(len(pods)); i < *rs.Spec.Replicas; i++ {
+			pods = append(pods, pod(rs, fmt.Sprintf("%s-%d", rs.Name, i), corev1.PodRunning))
+		}
+		for i, p := range pods {
+			if int32(i) >= *rs.Spec.Replicas {
+				p.DeletionTimestamp = ptr.To(metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+				p.Finalizers = []string{"kubelet"}
+			}
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // TestRolloutsMatchUpstream drives whole rollouts pass after pass, both
@@ -681,6 +725,13 @@ func TestRolloutsMatchUpstream(t *testing.T) {
 			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromInt32(0)), MaxUnavailable: ptr.To(intstr.FromString("30%"))}
 			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 7, 5, 60))}
 		}, nil, 2},
+		{"recreate with pods terminating slowly", func() syncWorld {
+			d := dep("foo", 3, "v2")
+			d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+			old := rsFor(d, "v1", "1", 3, 3, 60)
+			return syncWorld{cached: objs(d, old, pod(old, old.Name+"-0", corev1.PodRunning), pod(old, old.Name+"-1", corev1.PodRunning),
+				pod(old, old.Name+"-2", corev1.PodRunning))}
+		}, nil, 1},
 		{"rollback midway", func() syncWorld {
 			d := dep("foo", 4, "v2")
 			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 4, 4, 60))}
@@ -719,11 +770,11 @@ func TestRolloutsMatchUpstream(t *testing.T) {
 				if len(want.Actions) == 0 && pass > 5 {
 					break
 				}
-				if tt.step > 0 {
-					w = settledSlowly(t, upstreamClient, &w, tt.step)
-				} else {
-					w = settled(t, upstreamClient)
+				step := tt.step
+				if step == 0 {
+					step = 1 << 30
 				}
+				w = settledSlowly(t, upstreamClient, &w, step)
 			}
 			var sizes []string
 			for _, o := range w.cached {
