@@ -12,7 +12,9 @@ import (
 // Content is what the controller read for one [Ref]: the object's data, or
 // that it does not exist.
 type Content struct {
-	Ref   Ref
+	// Ref is the object read.
+	Ref Ref
+	// Found is false when the object does not exist.
 	Found bool
 	// Data holds every key of the object: for a ConfigMap, Data and
 	// BinaryData together (the API server keeps their keys disjoint); for a

@@ -19,7 +19,9 @@ const (
 // Ref names one ConfigMap or Secret that a pod template uses, in the pod's
 // own namespace (pods cannot reference another namespace's configuration).
 type Ref struct {
+	// Kind is KindConfigMap or KindSecret.
 	Kind Kind
+	// Name is the object's name.
 	Name string
 	// Optional is true only when every use of the object is optional: a
 	// single required use means the pods cannot start without it.
