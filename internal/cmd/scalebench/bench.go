@@ -106,7 +106,10 @@ func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writ
 			return res, err
 		}
 		defer func() { err = errors.Join(err, ctrl.stop()) }()
-		defer func() { res.clientWrites = ctrl.counter.snapshot() }()
+		defer func() {
+			res.clientWrites = ctrl.counter.snapshot()
+			fmt.Fprintf(log, "scalebench ours: %s\n", ctrl.summary())
+		}()
 	}
 
 	before, err := scrapeWrites(ctx, client)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -25,8 +27,41 @@ const eventSource = "deployment-controller"
 
 // runningController is our Deployment controller running in this process.
 type runningController struct {
-	counter *writeCounter // every write its client sends
-	stop    func() error
+	counter  *writeCounter // every write its client sends
+	registry *prometheus.Registry
+	stop     func() error
+}
+
+// summary describes the controller's work from its metrics: reconciles by
+// result, the mean reconcile time, the mean wait in the queue, and retries.
+// It helps explain the times; the table does not depend on it.
+func (c *runningController) summary() string {
+	families, err := c.registry.Gather()
+	if err != nil {
+		return fmt.Sprintf("metrics unavailable: %v", err)
+	}
+	var parts []string
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			switch name := f.GetName(); {
+			case name == "controller_runtime_reconcile_total" && m.GetCounter().GetValue() > 0:
+				result := ""
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "result" {
+						result = l.GetValue()
+					}
+				}
+				parts = append(parts, fmt.Sprintf("reconciles %s: %.0f", result, m.GetCounter().GetValue()))
+			case name == "workqueue_retries_total" || name == "workqueue_adds_total":
+				parts = append(parts, fmt.Sprintf("%s: %.0f", name, m.GetCounter().GetValue()))
+			case name == "controller_runtime_reconcile_time_seconds" || name == "workqueue_queue_duration_seconds":
+				if h := m.GetHistogram(); h.GetSampleCount() > 0 {
+					parts = append(parts, fmt.Sprintf("mean %s: %.1fms", name, 1000*h.GetSampleSum()/float64(h.GetSampleCount())))
+				}
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // startOurs runs ctrlkit's Deployment controller against the API server of
@@ -54,8 +89,9 @@ func startOurs(ctx context.Context, base *rest.Config, cfg config) (*runningCont
 		factory.Shutdown()
 	}
 
+	registry := prometheus.NewRegistry()
 	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{
-		Controller: controller.Options[string]{Workers: cfg.workers},
+		Controller: controller.Options[string]{Workers: cfg.workers, Registry: registry},
 	})
 	if err != nil {
 		cleanup()
@@ -83,5 +119,5 @@ func startOurs(ctx context.Context, base *rest.Config, cfg config) (*runningCont
 		case <-ticker.C:
 		}
 	}
-	return &runningController{counter: counter, stop: stop}, nil
+	return &runningController{counter: counter, registry: registry, stop: stop}, nil
 }
