@@ -21,6 +21,13 @@
 //		})
 //	}
 //
+// The fake clientset differs from an API server in ways that matter to
+// controllers: Env makes creates and updates set a new resourceVersion (so
+// updates do not look like resyncs), but patches keep the old one, nothing
+// bumps metadata.generation, and there is no optimistic concurrency, no
+// defaulting, no garbage collection. Set such fields in the test when the
+// code under test depends on them.
+//
 // Code that reads the time should use the real clock (clock.RealClock{} or
 // the time package): inside the bubble it is virtual, and it is the clock
 // Advance moves.
