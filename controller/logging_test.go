@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+	"k8s.io/klog/v2"
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
@@ -60,4 +61,38 @@ func reconcileID(args string) string {
 		return m[1]
 	}
 	return ""
+}
+
+type ctxKey struct{}
+
+func TestReconcileContextKeepsParentValuesAndWorksWithKlog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var gotValue any
+		var klogSink, logrSink logr.LogSink
+		r := controller.ReconcilerFunc[string](func(ctx context.Context, key string) (controller.Result, error) {
+			gotValue = ctx.Value(ctxKey{})
+			klogSink = klog.FromContext(ctx).GetSink()
+			logrSink = logr.FromContextOrDiscard(ctx).GetSink()
+			return controller.Result{}, nil
+		})
+		c, err := controller.New("values", r, controller.Options[string]{Logger: funcr.New(func(string, string) {}, funcr.Options{})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.WithValue(context.Background(), ctxKey{}, "parent"))
+		done := make(chan error)
+		go func() { done <- c.Run(ctx) }()
+		c.Queue().Add("k")
+		synctest.Wait()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if gotValue != "parent" {
+			t.Errorf("reconcile context value = %v, want the Run context's", gotValue)
+		}
+		if klogSink == nil || klogSink != logrSink {
+			t.Errorf("klog.FromContext sink %T, logr.FromContext sink %T: want the same reconcile logger", klogSink, logrSink)
+		}
+	})
 }

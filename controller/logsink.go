@@ -28,14 +28,6 @@ var (
 	_ logr.CallDepthLogSink = (*reconcileLogSink[string])(nil)
 )
 
-func newReconcileLogger[K comparable](base logr.Logger, key K) logr.Logger {
-	sink := base.GetSink()
-	if sink == nil {
-		return base
-	}
-	return logr.New(&reconcileLogSink[K]{base: sink, key: key})
-}
-
 func (s *reconcileLogSink[K]) resolve() {
 	s.once.Do(func() {
 		s.full = s.base.WithValues("key", s.key, "reconcileID", uuid.NewUUID())

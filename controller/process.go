@@ -53,8 +53,7 @@ func (c *Controller[K]) reconcileAndApply(ctx context.Context, key K, priority i
 		defer func() { c.metrics.reconcileTime.Observe(c.clock.Since(start).Seconds()) }()
 	}
 
-	log := newReconcileLogger(c.log, key)
-	ctx = logr.NewContext(ctx, log)
+	ctx, log := withReconcileLogger(ctx, c.log, key)
 	result, err := c.reconcile(ctx, key)
 
 	switch {

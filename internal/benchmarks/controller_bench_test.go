@@ -4,6 +4,7 @@ package benchmarks
 // second, with a no-op reconciler and one worker, for
 //
 //   - ctrlkit: controller.Controller with handler.ForObject, metrics on;
+//   - ctrlkit-nometrics: the same without a metrics registry;
 //   - controller-runtime: an unmanaged controller with source.Informer and
 //     EnqueueRequestForObject (its priority queue, its global metrics);
 //   - bare-queue: a hand-written informer handler and worker loop on
@@ -61,21 +62,10 @@ type controllerUnderBench struct {
 
 var controllersUnderBench = []controllerUnderBench{
 	{"ctrlkit", func(b *testing.B, informer cache.SharedIndexInformer, counted func()) func(context.Context) {
-		c, err := controller.New("bench", controller.ReconcilerFunc[string](func(context.Context, string) (controller.Result, error) {
-			counted()
-			return controller.Result{}, nil
-		}), controller.Options[string]{Registry: prometheus.NewRegistry()})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := c.Watch(informer, handler.ForObject(handler.ObjectKey)); err != nil {
-			b.Fatal(err)
-		}
-		return func(ctx context.Context) {
-			if err := c.Run(ctx); err != nil {
-				b.Error(err)
-			}
-		}
+		return ctrlkitUnderBench(b, informer, counted, prometheus.NewRegistry())
+	}},
+	{"ctrlkit-nometrics", func(b *testing.B, informer cache.SharedIndexInformer, counted func()) func(context.Context) {
+		return ctrlkitUnderBench(b, informer, counted, nil)
 	}},
 	{"controller-runtime", func(b *testing.B, informer cache.SharedIndexInformer, counted func()) func(context.Context) {
 		skip := true
@@ -130,6 +120,26 @@ var controllersUnderBench = []controllerUnderBench{
 			}
 		}
 	}},
+}
+
+// ctrlkitUnderBench is a ctrlkit controller with default options and, if
+// reg is set, metrics (controller and queue) on reg.
+func ctrlkitUnderBench(b *testing.B, informer cache.SharedIndexInformer, counted func(), reg prometheus.Registerer) func(context.Context) {
+	c, err := controller.New("bench", controller.ReconcilerFunc[string](func(context.Context, string) (controller.Result, error) {
+		counted()
+		return controller.Result{}, nil
+	}), controller.Options[string]{Registry: reg})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Watch(informer, handler.ForObject(handler.ObjectKey)); err != nil {
+		b.Fatal(err)
+	}
+	return func(ctx context.Context) {
+		if err := c.Run(ctx); err != nil {
+			b.Error(err)
+		}
+	}
 }
 
 // reconcileCounter closes warm at the first reconcile and done at the total-th.
