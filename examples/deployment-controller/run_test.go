@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/ctrlkit/ctrlkit/examples/internal/fakeapi"
 	"github.com/ctrlkit/ctrlkit/examples/internal/manifesttest"
 )
 
@@ -43,6 +44,14 @@ func scenario() []runtime.Object {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// newClient is a fake cluster holding the scenario, with the API server's
+// write semantics.
+func newClient() *fake.Clientset {
+	client := fake.NewClientset(scenario()...)
+	fakeapi.Install(client)
+	return client
+}
 
 // startManager runs the command's manager on client until the test ends.
 func startManager(t *testing.T, client *fake.Clientset, args ...string) (addr func() string, stop func() error) {
@@ -99,7 +108,7 @@ func seen(client *fake.Clientset, want manifesttest.Request) bool {
 }
 
 func TestManagerRunsTheDeploymentController(t *testing.T) {
-	client := fake.NewClientset(scenario()...)
+	client := newClient()
 	addr, stop := startManager(t, client)
 
 	ctx := context.Background()
@@ -163,7 +172,7 @@ var mayBeUnused = map[manifesttest.Request]string{
 // with a reason).
 func TestRBACCoversExactlyWhatTheControllerDoes(t *testing.T) {
 	m := manifesttest.Load(t, "manifests/*.yaml")
-	client := fake.NewClientset(scenario()...)
+	client := newClient()
 	_, stop := startManager(t, client)
 
 	for _, want := range []manifesttest.Request{
