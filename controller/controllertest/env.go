@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/clock"
 )
 
 // Runnable is what Env.Start runs: a controller.Controller of any key type.
@@ -31,6 +32,9 @@ type Env struct {
 	// Informers is fed from Client, with no resync. Ask it for the
 	// informers the controllers watch before calling Start.
 	Informers informers.SharedInformerFactory
+	// Clock is the clock to give the code under test: the real clock, which
+	// inside the bubble is virtual and which Advance moves.
+	Clock clock.WithTicker
 
 	t      testing.TB
 	ctx    context.Context
@@ -48,6 +52,7 @@ func New(t testing.TB, objects ...runtime.Object) *Env {
 	e := &Env{
 		Client:    client,
 		Informers: informers.NewSharedInformerFactory(client, 0),
+		Clock:     clock.RealClock{},
 		t:         t,
 		ctx:       ctx,
 		cancel:    cancel,

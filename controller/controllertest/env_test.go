@@ -75,11 +75,15 @@ func TestEnvRunsAControllerToIdleAndThroughTime(t *testing.T) {
 
 		env.ClearActions()
 		r.Reset()
+		before := env.Clock.Now()
 		env.Advance(time.Minute - time.Second)
 		if got := r.Keys(); len(got) != 0 {
 			t.Fatalf("reconciled %v before the RequeueAfter", got)
 		}
 		env.Advance(time.Second)
+		if moved := env.Clock.Since(before); moved != time.Minute {
+			t.Errorf("Advance moved env.Clock by %v, want a minute", moved)
+		}
 		if got, want := r.Keys(), []string{"ns/a", "ns/a-copy"}; !slices.Equal(got, want) {
 			t.Fatalf("after a minute reconciled %v, want %v (requeue, then the copy's update event)", got, want)
 		}
