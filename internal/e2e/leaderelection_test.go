@@ -161,8 +161,12 @@ func TestLeaderElectionFailover(t *testing.T) {
 					leaderLast.Format(time.StampMicro), standby.id, standbyFirst.Format(time.StampMicro))
 			}
 			takeover := standbyFirst.Sub(stoppedAt)
-			t.Logf("%s took over %s after %s was stopped (%s's last reconcile ended %s after the stop); %d and %d reconciles",
-				standby.id, takeover.Round(time.Millisecond), leader.id, leader.id, leaderLast.Sub(stoppedAt).Round(time.Millisecond),
+			how := "stopped"
+			if tc.partition {
+				how = "cut off from its Lease"
+			}
+			t.Logf("%s took over %s after %s was %s (its last reconcile ended %s after that); %d and %d reconciles",
+				standby.id, takeover.Round(time.Millisecond), leader.id, how, leaderLast.Sub(stoppedAt).Round(time.Millisecond),
 				act.reconciles(leader.id), act.reconciles(standby.id))
 			if takeover < tc.atLeast || takeover > tc.atMost {
 				t.Errorf("takeover took %s, want between %s and %s (lease %s, retry %s, release on cancel %v)",
