@@ -101,10 +101,11 @@ func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writ
 	factory.WaitForCacheSync(watchCtx.Done())
 
 	if kind == ours {
-		ctrl, err := startOurs(ctx, cp.RESTConfig(), cfg)
-		if err != nil {
-			return res, err
+		ctrl, startErr := startOurs(ctx, cp.RESTConfig(), cfg)
+		if startErr != nil {
+			return res, startErr
 		}
+		// Assigns the named result: a controller that fails to stop fails the run.
 		defer func() { err = errors.Join(err, ctrl.stop()) }()
 		defer func() {
 			res.clientWrites = ctrl.counter.snapshot()

@@ -29,6 +29,10 @@
 // controller gets the same, and both run -workers Deployment workers
 // (kube-controller-manager's --concurrent-deployment-syncs defaults to 5).
 //
+// kube-scheduler keeps its default client rate limit (50 QPS, burst 100),
+// which internal/controlplane does not let us change: binding N×R pods takes
+// at least N×R/50 seconds in each phase, whichever controller runs.
+//
 // # How writes are counted
 //
 // kube-apiserver's apiserver_request_total has no label for the client, and
