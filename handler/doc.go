@@ -2,14 +2,16 @@
 //
 // A [Handler] has two parts: a mapping from an object to the keys to
 // reconcile, and an optional [Predicate] that decides which events count.
-// Three mappings cover almost every controller:
+// These mappings cover almost every controller:
 //
 //   - [ForObject]: the object itself, keyed by [ObjectKey] ("namespace/name")
 //     or [ObjectNamespacedName], or any function of the object;
 //   - [ForControllerOf]: the object's controller owner of one group and kind,
 //     looked up by name and checked by UID the way kube-controller-manager
 //     does, so a stale owner reference never wakes a new owner of the same name;
-//   - [Map]: any function from an object to keys.
+//   - [Map]: any function from an object to keys;
+//   - [MapEvent]: any function from a whole event (type, old and new
+//     object) to keys, for rules that need both sides of an update.
 //
 // [Handler.EventHandler] binds a handler to a [Queue] and returns the
 // client-go cache.ResourceEventHandler to register on any

@@ -24,6 +24,8 @@ type appendKeysFunc[K comparable] func(dst []K, obj metav1.Object) []K
 // The zero Handler maps every event to no key.
 type Handler[K comparable] struct {
 	keys appendKeysFunc[K]
+	// eventKeys, when set, replaces keys: it sees the whole event.
+	eventKeys func(e Event) []K
 	// sameKeyForOld is set when the old and new object of an update always
 	// map to the same keys, so mapping the old object would be wasted work.
 	sameKeyForOld bool
@@ -95,16 +97,22 @@ func (e *eventHandler[K]) OnDelete(obj any) {
 }
 
 func (e *eventHandler[K]) handle(ev Event) {
-	if e.h.keys == nil || (e.h.predicate != nil && !e.h.predicate.Allow(ev)) {
+	if (e.h.keys == nil && e.h.eventKeys == nil) || (e.h.predicate != nil && !e.h.predicate.Allow(ev)) {
 		return
 	}
 	opts := workqueue.AddOpts{Priority: workqueue.PriorityNormal}
 	if ev.InInitialList || ev.IsResync() {
 		opts.Priority = workqueue.PriorityLow
 	}
-	keys := e.h.keys(nil, ev.Object)
-	if ev.Type == Update && !e.h.sameKeyForOld {
-		keys = appendNew(keys, e.h.keys(nil, ev.OldObject))
+	var keys []K
+	switch {
+	case e.h.eventKeys != nil:
+		keys = appendNew(nil, e.h.eventKeys(ev))
+	default:
+		keys = e.h.keys(nil, ev.Object)
+		if ev.Type == Update && !e.h.sameKeyForOld {
+			keys = appendNew(keys, e.h.keys(nil, ev.OldObject))
+		}
 	}
 	if len(keys) > 0 {
 		e.q.AddWithOpts(opts, keys...)

@@ -103,3 +103,24 @@ func TestMapMapsOldAndNewOnce(t *testing.T) {
 		t.Errorf("adds (-want +got):\n%s", diff)
 	}
 }
+
+func TestMapEventSeesTheWholeEvent(t *testing.T) {
+	q := &recordingQueue[string]{}
+	var seen []handler.Event
+	h := handler.MapEvent(func(e handler.Event) []string {
+		seen = append(seen, e)
+		if e.Type == handler.Update {
+			return []string{"new:" + e.Object.GetResourceVersion(), "old:" + e.OldObject.GetResourceVersion(), "new:" + e.Object.GetResourceVersion()}
+		}
+		return []string{e.Type.String()}
+	}).EventHandler(q)
+	h.OnUpdate(pod("ns", "p", "1"), pod("ns", "p", "2"))
+	h.OnDelete(cache.DeletedFinalStateUnknown{Key: "ns/p", Obj: pod("ns", "p", "3")})
+	want := []add[string]{{normal, []string{"new:2", "old:1"}}, {normal, []string{"Delete"}}}
+	if diff := cmp.Diff(want, q.take(), cmp.AllowUnexported(add[string]{})); diff != "" {
+		t.Errorf("adds (-want +got):\n%s", diff)
+	}
+	if len(seen) != 2 || !seen[1].FinalStateUnknown || seen[1].Object.GetResourceVersion() != "3" {
+		t.Errorf("events seen %+v, want the tombstone unwrapped and marked", seen)
+	}
+}

@@ -45,3 +45,14 @@ func Map[K comparable](mapKeys func(obj metav1.Object) []K) Handler[K] {
 		},
 	}
 }
+
+// MapEvent returns a Handler that enqueues the keys mapEvent returns for
+// each event, seeing the whole event: its type and, for updates, both
+// objects. It is for rules that a view of one object cannot express, such
+// as kube-controller-manager's "a ReplicaSet whose labels changed wakes the
+// Deployments that select it now or selected it before, unless it has a
+// controller". Tombstones are unwrapped and the priority is chosen as for
+// every Handler; duplicate keys are added once.
+func MapEvent[K comparable](mapEvent func(e Event) []K) Handler[K] {
+	return Handler[K]{eventKeys: mapEvent}
+}
