@@ -33,8 +33,8 @@ func (c *Controller[K]) processNext(ctx context.Context) bool {
 
 // ProcessNextReady reconciles one ready key as a worker would, applying the
 // same result policy, and reports whether there was one. It does not block.
-// It is meant for tests and other callers that drive a controller by hand
-// (package controllertest) and must not be mixed with Run.
+// It is meant for tests and other callers that drive a controller by hand,
+// one key at a time, and must not be mixed with Run.
 func (c *Controller[K]) ProcessNextReady(ctx context.Context) bool {
 	if c.queue.Len() == 0 || c.queue.ShuttingDown() {
 		return false
