@@ -41,7 +41,8 @@
 // # Informer helpers
 //
 // [StripManagedFields] is a cache.TransformFunc that drops managedFields
-// before objects are stored, which roughly halves the memory of most caches.
+// before objects are stored; controllers rarely read them, and they are often
+// a large part of an object.
 // [MetadataInformer] builds a metadata-only informer for objects a controller
 // owns but only needs the metadata of (owner references, labels).
 package handler

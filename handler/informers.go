@@ -11,8 +11,8 @@ import (
 )
 
 // StripManagedFields is a cache.TransformFunc that clears
-// metadata.managedFields, which controllers rarely read and which often
-// takes half of an object's memory. Use it before an informer starts:
+// metadata.managedFields, which controllers rarely read and which are often
+// a large part of an object's size. Use it before an informer starts:
 //
 //	informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(handler.StripManagedFields))
 //
