@@ -1,30 +1,26 @@
 package deployment
 
 import (
-	"errors"
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// errNilIntOrString is the error upstream returns when maxSurge is nil while
-// sizing the new ReplicaSet; its text is kept so logs read the same.
-var errNilIntOrString = errors.New("nil value for IntOrString")
-
 // ResolveFenceposts turns a rolling update's maxSurge and maxUnavailable into
-// replica counts for a Deployment that wants desired replicas.
+// replica counts for a Deployment that wants desired replicas, exactly as
+// kube-controller-manager does.
 //
 // Percentages scale against desired: surge rounds up, unavailable rounds
 // down. A nil value counts as 0. When both resolve to 0, unavailable becomes
 // 1, because a rollout that may neither add nor remove a pod never ends.
 //
-// Values the API server rejects today (negative numbers, strings that are not
-// "<digits>%", results that do not fit an int32) may still sit in objects
-// stored by older servers; they return an error naming the field.
+// A string that is not "<digits>%" returns an error naming the field. Values
+// the API server has rejected for years but that may sit in objects stored by
+// older servers (negative numbers, results beyond an int32) are resolved the
+// way upstream resolves them (negative stays negative, an overflow wraps), so
+// that a cluster switching between upstream's controller and this one sees
+// the same decisions.
 func ResolveFenceposts(maxSurge, maxUnavailable *intstr.IntOrString, desired int32) (surge, unavailable int32, err error) {
 	surge, err = scaledValue(orZero(maxSurge), desired, true)
 	if err != nil {
@@ -48,44 +44,16 @@ func orZero(v *intstr.IntOrString) *intstr.IntOrString {
 	return v
 }
 
-// scaledValue resolves an integer or a percentage of total. Unlike
-// intstr.GetScaledValueFromIntOrPercent it refuses negative values and results
-// that overflow an int32 instead of returning nonsense.
+// scaledValue resolves an integer or a percentage of total with
+// apimachinery's resolution, the one upstream uses, truncated to an int32 as
+// upstream truncates it. A nil v is the error upstream reports
+// ("nil value for IntOrString").
 func scaledValue(v *intstr.IntOrString, total int32, roundUp bool) (int32, error) {
-	if v == nil {
-		return 0, errNilIntOrString
+	value, err := intstr.GetScaledValueFromIntOrPercent(v, int(total), roundUp)
+	if err != nil {
+		return 0, err
 	}
-	switch v.Type {
-	case intstr.Int:
-		if v.IntVal < 0 {
-			return 0, fmt.Errorf("invalid value %d: must not be negative", v.IntVal)
-		}
-		return v.IntVal, nil
-	case intstr.String:
-		digits, ok := strings.CutSuffix(v.StrVal, "%")
-		if !ok {
-			return 0, fmt.Errorf("invalid value %q: a string must be a percentage such as \"25%%\"", v.StrVal)
-		}
-		percent, err := strconv.ParseInt(digits, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("invalid value %q: not an integer percentage", v.StrVal)
-		}
-		if percent < 0 {
-			return 0, fmt.Errorf("invalid value %q: must not be negative", v.StrVal)
-		}
-		scaled := float64(percent) * float64(total) / 100
-		if roundUp {
-			scaled = math.Ceil(scaled)
-		} else {
-			scaled = math.Floor(scaled)
-		}
-		if scaled > math.MaxInt32 || scaled < math.MinInt32 {
-			return 0, fmt.Errorf("invalid value %q: %s of %d replicas does not fit in an int32", v.StrVal, v.StrVal, total)
-		}
-		return int32(scaled), nil
-	default:
-		return 0, fmt.Errorf("invalid value: type %d is neither an integer nor a percentage", v.Type)
-	}
+	return int32(value), nil
 }
 
 // isRollingUpdate reports whether d uses the RollingUpdate strategy.

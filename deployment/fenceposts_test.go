@@ -35,10 +35,13 @@ func TestResolveFenceposts(t *testing.T) {
 		{name: "number without percent sign", surge: intOrStr("5"), desired: 10, wantErr: "percentage"},
 		{name: "fractional percentage", surge: intOrStr("12.5%"), desired: 10, wantErr: "12.5%"},
 		{name: "bare percent sign", unavailable: intOrStr("%"), desired: 10, wantErr: "maxUnavailable"},
-		{name: "negative integer (old object)", surge: intOrStr(-1), desired: 10, wantErr: "negative"},
-		{name: "negative percentage (old object)", unavailable: intOrStr("-10%"), desired: 10, wantErr: "negative"},
-		{name: "percentage overflowing int32", surge: intOrStr("99999999999%"), desired: 10, wantErr: "int32"},
-		{name: "percentage of many replicas overflowing int32", surge: intOrStr("200%"), desired: 2_000_000_000, wantErr: "int32"},
+		// Values the API server rejects, still possible in objects stored by
+		// old servers: resolved as upstream resolves them, not refused, so
+		// both controllers take the same decisions.
+		{name: "negative integer (old object) stays negative", surge: intOrStr(-1), desired: 10, wantSurge: -1, wantUnavai: 0},
+		{name: "negative percentage (old object) stays negative", unavailable: intOrStr("-10%"), desired: 10, wantSurge: 0, wantUnavai: -1},
+		{name: "percentage overflowing int32 wraps like upstream", surge: intOrStr("99999999999%"), desired: 10, wantSurge: int32(int64(10_000_000_000) - 2<<32), wantUnavai: 0},
+		{name: "percentage of many replicas wraps like upstream", surge: intOrStr("200%"), desired: 2_000_000_000, wantSurge: int32(int64(4_000_000_000) - 1<<32), wantUnavai: 0},
 		{name: "unknown type", surge: &intstr.IntOrString{Type: 9}, desired: 10, wantErr: "neither"},
 	}
 	for _, tt := range tests {

@@ -667,7 +667,8 @@ func TestReconcileHostileSpecs(t *testing.T) {
 	}{
 		{"maxSurge and maxUnavailable both 0", func(d *appsv1.Deployment) { withRolling(d, intOrStr(0), intOrStr(0)) }, false},
 		{"percentages over 100", func(d *appsv1.Deployment) { withRolling(d, intOrStr("300%"), intOrStr("250%")) }, false},
-		{"negative percentages", func(d *appsv1.Deployment) { withRolling(d, intOrStr("-50%"), intOrStr("-10%")) }, true},
+		// Upstream resolves negative values (surge -2, unavailable -1 here) and goes on.
+		{"negative percentages", func(d *appsv1.Deployment) { withRolling(d, intOrStr("-50%"), intOrStr("-10%")) }, false},
 		{"not a percentage", func(d *appsv1.Deployment) { withRolling(d, intOrStr("lots"), intOrStr(1)) }, true},
 		{"nil maxSurge", func(d *appsv1.Deployment) { withRolling(d, nil, intOrStr(1)) }, true},
 		{"rollingUpdate missing", func(d *appsv1.Deployment) { d.Spec.Strategy.RollingUpdate = nil }, true},

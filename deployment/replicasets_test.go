@@ -239,7 +239,7 @@ func TestNewRSNewReplicas(t *testing.T) {
 		{name: "over the limit: never shrinks", d: withRolling(newDeployment("web", 3), intOrStr(0), intOrStr(1)), newSize: 2, otherSize: 3, want: 2},
 		{name: "recreate: replicas at once", d: withRecreate(newDeployment("web", 3)), newSize: 1, otherSize: 5, want: 3},
 		{name: "nil maxSurge: upstream's error", d: withRolling(newDeployment("web", 3), nil, intOrStr(1)), newSize: 1, otherSize: 3, wantErrText: "nil value for IntOrString"},
-		{name: "invalid maxSurge", d: withRolling(newDeployment("web", 3), intOrStr("lots"), intOrStr(1)), newSize: 1, otherSize: 3, wantErrText: "lots"},
+		{name: "invalid maxSurge", d: withRolling(newDeployment("web", 3), intOrStr("lots"), intOrStr(1)), newSize: 1, otherSize: 3, wantErrText: "string is not a percentage"},
 		{name: "unknown strategy", d: func() *appsv1.Deployment {
 			d := newDeployment("web", 3)
 			d.Spec.Strategy.Type = "BlueGreen"
