@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +17,8 @@ import (
 
 // These tests need no cluster: the benchmark itself is run by hand (see
 // RESULTS.md).
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestParseFlagsDefaults(t *testing.T) {
 	cfg, err := parseFlags(nil, io.Discard)
