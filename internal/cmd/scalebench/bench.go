@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,6 +113,14 @@ func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writ
 			res.clientWrites = ctrl.counter.snapshot()
 			fmt.Fprintf(log, "scalebench ours: %s\n", ctrl.summary())
 		}()
+	}
+
+	if kind == ours && cfg.cpuProfile != "" {
+		stopProfile, err := startCPUProfile(cfg.cpuProfile)
+		if err != nil {
+			return res, err
+		}
+		defer func() { err = errors.Join(err, stopProfile()) }()
 	}
 
 	before, err := scrapeWrites(ctx, client)
@@ -334,4 +344,20 @@ func listAll(ctx context.Context, list func(metav1.ListOptions) (string, error))
 		}
 		opts.Continue = next
 	}
+}
+
+// startCPUProfile profiles the process into path until the returned
+// function is called.
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return nil, errors.Join(err, f.Close())
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }

@@ -28,6 +28,7 @@ type config struct {
 	createWorkers int
 	phaseTimeout  time.Duration
 	dir           string
+	cpuProfile    string // file for a CPU profile of the process while ours runs
 }
 
 // podsPerNode is the pod capacity of a kwok node (see internal/controlplane).
@@ -57,6 +58,7 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	fs.IntVar(&c.burst, "burst", 1000, "client `burst` of our controller (kube-controller-manager's is twice -qps)")
 	fs.IntVar(&c.createWorkers, "create-workers", 50, "concurrent `requests` the benchmark uses to create and patch Deployments")
 	fs.DurationVar(&c.phaseTimeout, "phase-timeout", 20*time.Minute, "give up a phase (create or rollout) after this `duration`")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (our controller, the informers and the benchmark's own work) during the ours run to `file`")
 	fs.StringVar(&c.dir, "dir", "", "keep each control plane's files (logs) under `dir`/<controller> (default: temporary, removed)")
 	fs.Usage = func() {
 		fmt.Fprintln(output, "Usage: scalebench [flags]\n\nCreates N Deployments of R replicas, rolls them all to a new image, and\nreports the time until all are available and the Deployment controller's API writes.\n\nFlags:")
