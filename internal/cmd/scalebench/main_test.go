@@ -41,12 +41,12 @@ func TestParseFlagsDefaults(t *testing.T) {
 }
 
 func TestParseFlagsSmallRun(t *testing.T) {
-	cfg, err := parseFlags(strings.Fields("-n 20 -r 2 -controller ours -phase-timeout 2m"), io.Discard)
+	cfg, err := parseFlags(strings.Fields("-n 20 -r 2 -controller ours -phase-timeout 2m -cpuprofile cpu.out"), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.deployments != 20 || cfg.replicas != 2 || cfg.phaseTimeout != 2*time.Minute {
-		t.Errorf("got N %d R %d timeout %s", cfg.deployments, cfg.replicas, cfg.phaseTimeout)
+	if cfg.deployments != 20 || cfg.replicas != 2 || cfg.phaseTimeout != 2*time.Minute || cfg.cpuProfile != "cpu.out" {
+		t.Errorf("got N %d R %d timeout %s profile %q", cfg.deployments, cfg.replicas, cfg.phaseTimeout, cfg.cpuProfile)
 	}
 	if diff := cmp.Diff([]controllerKind{ours}, cfg.controllers); diff != "" {
 		t.Errorf("controllers (-want +got):\n%s", diff)
