@@ -21,7 +21,6 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/handler"
-	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // ControllerName is the name NewController gives its controller, as in
@@ -108,158 +107,145 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 	rules := &eventRules{
 		deployments: dInformer.Lister(),
 		replicaSets: rsInformer.Lister(),
-		queue:       ctrl.Queue(),
 		log:         logger.WithValues("controller", ControllerName),
 	}
-	if err := ctrl.Watch(dInformer.Informer(), handler.ForObject(handler.ObjectKey)); err != nil {
-		return nil, nil, err
-	}
-	// The ReplicaSet and pod rules look at both sides of an update and at
-	// the ReplicaSet's owner, which the handler package's mappings do not;
-	// they are registered directly. Watching with the zero Handler (no keys)
-	// still makes Run wait for these informers to sync.
 	for _, w := range []struct {
 		informer cache.SharedIndexInformer
-		handler  cache.ResourceEventHandler
+		handler  handler.Handler[string]
 	}{
+		{dInformer.Informer(), handler.ForObject(handler.ObjectKey)},
 		{rsInformer.Informer(), rules.replicaSetHandler()},
 		{podInformer.Informer(), rules.podHandler()},
 	} {
-		if _, err := w.informer.AddEventHandler(w.handler); err != nil {
-			return nil, nil, fmt.Errorf("deployment: %w", err)
-		}
-		if err := ctrl.Watch(w.informer, handler.Handler[string]{}); err != nil {
+		if err := ctrl.Watch(w.informer, w.handler); err != nil {
 			return nil, nil, err
 		}
 	}
 	return ctrl, r, nil
 }
 
-// eventRules turns ReplicaSet and pod events into Deployment keys with
-// kube-controller-manager's rules.
+// eventRules maps ReplicaSet and pod events to the keys of the Deployments
+// kube-controller-manager would wake. Its rules look at both sides of an
+// update and resolve owners by kind alone, so they are handler.MapEvent
+// functions rather than handler.ForControllerOf, which also checks the
+// owner's API group.
 type eventRules struct {
 	deployments appslisters.DeploymentLister
 	replicaSets appslisters.ReplicaSetLister
-	queue       handler.Queue[string]
 	log         logr.Logger
 }
 
-func (e *eventRules) replicaSetHandler() cache.ResourceEventHandler {
-	return cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc:    e.addReplicaSet,
-		UpdateFunc: e.updateReplicaSet,
-		DeleteFunc: e.deleteReplicaSet,
-	}
+// replicaSetHandler wakes a ReplicaSet's owner, or the Deployments that may
+// adopt an orphan. Resyncs change nothing a Deployment depends on, so they
+// are dropped before the rules run.
+func (e *eventRules) replicaSetHandler() handler.Handler[string] {
+	return handler.MapEvent(e.replicaSetKeys).WithPredicates(handler.ResourceVersionChanged())
 }
 
-func (e *eventRules) podHandler() cache.ResourceEventHandler {
-	return cache.ResourceEventHandlerDetailedFuncs{DeleteFunc: e.deletePod}
+// podHandler wakes a Recreate Deployment when one of its pods is deleted:
+// it waits for its old pods to be gone before it creates the new
+// ReplicaSet. Other pod events concern the ReplicaSet controller only.
+func (e *eventRules) podHandler() handler.Handler[string] {
+	return handler.MapEvent(e.deletedPodKeys).WithPredicates(handler.OnlyEventTypes(handler.Delete))
 }
 
-func (e *eventRules) enqueue(d *appsv1.Deployment, initial bool) {
-	prio := workqueue.PriorityNormal
-	if initial {
-		// As the handler package does: the initial list must not hold up
-		// live events.
-		prio = workqueue.PriorityLow
-	}
-	e.queue.AddWithOpts(workqueue.AddOpts{Priority: prio}, d.Namespace+"/"+d.Name)
-}
-
-func (e *eventRules) addReplicaSet(obj any, initial bool) {
-	rs, ok := obj.(*appsv1.ReplicaSet)
+func (e *eventRules) replicaSetKeys(ev handler.Event) []string {
+	rs, ok := ev.Object.(*appsv1.ReplicaSet)
 	if !ok {
-		return
+		utilruntime.HandleError(fmt.Errorf("deployment: ReplicaSet %s event for a %T", ev.Type, ev.Object))
+		return nil
 	}
+	switch ev.Type {
+	case handler.Create:
+		return e.addedReplicaSetKeys(rs)
+	case handler.Update:
+		old, ok := ev.OldObject.(*appsv1.ReplicaSet)
+		if !ok {
+			utilruntime.HandleError(fmt.Errorf("deployment: ReplicaSet update event from a %T", ev.OldObject))
+			return nil
+		}
+		return e.updatedReplicaSetKeys(old, rs)
+	case handler.Delete:
+		return e.deletedReplicaSetKeys(rs)
+	}
+	return nil
+}
+
+func (e *eventRules) addedReplicaSetKeys(rs *appsv1.ReplicaSet) []string {
 	if rs.DeletionTimestamp != nil {
 		// Already being deleted when first seen (e.g. after a restart).
-		e.deleteReplicaSet(rs)
-		return
+		return e.deletedReplicaSetKeys(rs)
 	}
 	if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
-		if d := e.resolveControllerRef(rs.Namespace, ref); d != nil {
-			e.enqueue(d, initial)
-		}
-		return
+		return e.ownerKey(rs.Namespace, ref)
 	}
 	// An orphan: wake whoever might adopt it.
-	for _, d := range e.deploymentsSelecting(rs) {
-		e.enqueue(d, initial)
-	}
+	return e.keysSelecting(rs)
 }
 
-func (e *eventRules) updateReplicaSet(oldObj, curObj any) {
-	old, ok1 := oldObj.(*appsv1.ReplicaSet)
-	cur, ok2 := curObj.(*appsv1.ReplicaSet)
-	if !ok1 || !ok2 || cur.ResourceVersion == old.ResourceVersion {
-		// A periodic resync: nothing changed.
-		return
-	}
+// updatedReplicaSetKeys expects a real change: resyncs are filtered out
+// before it.
+func (e *eventRules) updatedReplicaSetKeys(old, cur *appsv1.ReplicaSet) []string {
 	curRef := metav1.GetControllerOfNoCopy(cur)
 	oldRef := metav1.GetControllerOfNoCopy(old)
 	refChanged := !reflect.DeepEqual(curRef, oldRef)
+	var keys []string
 	if refChanged && oldRef != nil {
 		// The former owner has lost it.
-		if d := e.resolveControllerRef(old.Namespace, oldRef); d != nil {
-			e.enqueue(d, false)
-		}
+		keys = e.ownerKey(old.Namespace, oldRef)
 	}
 	if curRef != nil {
-		if d := e.resolveControllerRef(cur.Namespace, curRef); d != nil {
-			e.enqueue(d, false)
-		}
-		return
+		return append(keys, e.ownerKey(cur.Namespace, curRef)...)
 	}
+	// An orphan only interests its would-be adopters when it may have
+	// become adoptable: released just now, or relabelled.
 	if refChanged || !reflect.DeepEqual(cur.Labels, old.Labels) {
-		for _, d := range e.deploymentsSelecting(cur) {
-			e.enqueue(d, false)
-		}
+		keys = append(keys, e.keysSelecting(cur)...)
 	}
+	return keys
 }
 
-func (e *eventRules) deleteReplicaSet(obj any) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	rs, ok := obj.(*appsv1.ReplicaSet)
-	if !ok {
-		utilruntime.HandleError(fmt.Errorf("deployment: ReplicaSet delete event for a %T", obj))
-		return
-	}
+func (e *eventRules) deletedReplicaSetKeys(rs *appsv1.ReplicaSet) []string {
 	// Nobody cares about an orphan's deletion.
 	if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
-		if d := e.resolveControllerRef(rs.Namespace, ref); d != nil {
-			e.enqueue(d, false)
-		}
+		return e.ownerKey(rs.Namespace, ref)
 	}
+	return nil
 }
 
-// deletePod wakes a Recreate Deployment, which waits for its old pods to be
-// gone before it creates the new ReplicaSet.
-func (e *eventRules) deletePod(obj any) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	pod, ok := obj.(*corev1.Pod)
+// deletedPodKeys returns the key of the Deployment owning the deleted pod's
+// ReplicaSet, if that Deployment uses the Recreate strategy.
+func (e *eventRules) deletedPodKeys(ev handler.Event) []string {
+	pod, ok := ev.Object.(*corev1.Pod)
 	if !ok {
-		utilruntime.HandleError(fmt.Errorf("deployment: pod delete event for a %T", obj))
-		return
+		utilruntime.HandleError(fmt.Errorf("deployment: pod %s event for a %T", ev.Type, ev.Object))
+		return nil
 	}
 	ref := metav1.GetControllerOfNoCopy(pod)
 	if ref == nil || ref.Kind != "ReplicaSet" {
-		return
+		return nil
 	}
 	rs, err := e.replicaSets.ReplicaSets(pod.Namespace).Get(ref.Name)
 	if err != nil || rs.UID != ref.UID {
-		return
+		return nil
 	}
 	rsRef := metav1.GetControllerOfNoCopy(rs)
 	if rsRef == nil {
-		return
+		return nil
 	}
 	if d := e.resolveControllerRef(rs.Namespace, rsRef); d != nil && d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
-		e.enqueue(d, false)
+		return []string{handler.ObjectKey(d)}
 	}
+	return nil
+}
+
+// ownerKey returns the key of the cached Deployment ref points to, if any
+// (see resolveControllerRef).
+func (e *eventRules) ownerKey(namespace string, ref *metav1.OwnerReference) []string {
+	if d := e.resolveControllerRef(namespace, ref); d != nil {
+		return []string{handler.ObjectKey(d)}
+	}
+	return nil
 }
 
 // resolveControllerRef returns the cached Deployment ref points to, or nil
@@ -277,10 +263,10 @@ func (e *eventRules) resolveControllerRef(namespace string, ref *metav1.OwnerRef
 	return d
 }
 
-// deploymentsSelecting returns the Deployments in rs's namespace whose
+// keysSelecting returns the keys of the Deployments in rs's namespace whose
 // selector matches rs's labels. A nil, empty or invalid selector matches
 // nothing, and a ReplicaSet without labels is matched by none.
-func (e *eventRules) deploymentsSelecting(rs *appsv1.ReplicaSet) []*appsv1.Deployment {
+func (e *eventRules) keysSelecting(rs *appsv1.ReplicaSet) []string {
 	if len(rs.Labels) == 0 {
 		return nil
 	}
@@ -288,18 +274,18 @@ func (e *eventRules) deploymentsSelecting(rs *appsv1.ReplicaSet) []*appsv1.Deplo
 	if err != nil {
 		return nil
 	}
-	var matching []*appsv1.Deployment
+	var keys []string
 	for _, d := range all {
 		selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 		if err != nil || selector.Empty() || !selector.Matches(labels.Set(rs.Labels)) {
 			continue
 		}
-		matching = append(matching, d)
+		keys = append(keys, handler.ObjectKey(d))
 	}
-	if len(matching) > 1 {
+	if len(keys) > 1 {
 		// Controller references keep this safe, but it is a user error.
 		e.log.V(4).Info("user error! more than one deployment is selecting replica set",
-			"replicaSet", klog.KObj(rs), "labels", rs.Labels, "deployment", klog.KObj(matching[0]))
+			"replicaSet", klog.KObj(rs), "labels", rs.Labels, "deployment", keys[0])
 	}
-	return matching
+	return keys
 }

@@ -27,15 +27,29 @@ import (
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
-// keyRecorder is a handler.Queue that remembers the keys added, in order.
-type keyRecorder struct{ keys []string }
-
-func (k *keyRecorder) AddWithOpts(_ workqueue.AddOpts, keys ...string) {
-	k.keys = append(k.keys, keys...)
+// keyRecorder is a handler.Queue that remembers the keys added, in order,
+// and the priority of each.
+type keyRecorder struct {
+	keys       []string
+	priorities []int
 }
 
-// newRules returns eventRules over caches holding objs, and the keys they add.
-func newRules(t *testing.T, objs ...runtime.Object) (*eventRules, *keyRecorder) {
+func (k *keyRecorder) AddWithOpts(o workqueue.AddOpts, keys ...string) {
+	for _, key := range keys {
+		k.keys = append(k.keys, key)
+		k.priorities = append(k.priorities, o.Priority)
+	}
+}
+
+// ruleHandlers are the ReplicaSet and pod handlers NewController registers,
+// bound to a keyRecorder, so tests drive the rules as informers would.
+type ruleHandlers struct {
+	replicaSets, pods cache.ResourceEventHandler
+}
+
+// newRules returns the event handlers over caches holding objs, and the keys
+// they add.
+func newRules(t *testing.T, objs ...runtime.Object) (ruleHandlers, *keyRecorder) {
 	t.Helper()
 	dIndexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	rsIndexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
@@ -53,12 +67,15 @@ func newRules(t *testing.T, objs ...runtime.Object) (*eventRules, *keyRecorder) 
 			t.Fatal(err)
 		}
 	}
-	q := &keyRecorder{}
-	return &eventRules{
+	rules := &eventRules{
 		deployments: appslisters.NewDeploymentLister(dIndexer),
 		replicaSets: appslisters.NewReplicaSetLister(rsIndexer),
-		queue:       q,
 		log:         logr.Discard(),
+	}
+	q := &keyRecorder{}
+	return ruleHandlers{
+		replicaSets: rules.replicaSetHandler().EventHandler(q),
+		pods:        rules.podHandler().EventHandler(q),
 	}, q
 }
 
@@ -112,7 +129,7 @@ func TestReplicaSetAddRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rules, q := newRules(t, web, twin, everything, noSelector, invalid, elsewhere)
-			rules.addReplicaSet(tt.rs, false)
+			rules.replicaSets.OnAdd(tt.rs, false)
 			slices.Sort(q.keys)
 			if diff := cmp.Diff(tt.want, q.keys); diff != "" {
 				t.Errorf("keys (-want +got):\n%s", diff)
@@ -161,7 +178,7 @@ func TestReplicaSetUpdateRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rules, q := newRules(t, web, api)
-			rules.updateReplicaSet(tt.old, tt.cur)
+			rules.replicaSets.OnUpdate(tt.old, tt.cur)
 			if diff := cmp.Diff(tt.want, q.keys); diff != "" {
 				t.Errorf("keys (-want +got):\n%s", diff)
 			}
@@ -185,7 +202,7 @@ func TestReplicaSetDeleteRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rules, q := newRules(t, web)
-			rules.deleteReplicaSet(tt.obj)
+			rules.replicaSets.OnDelete(tt.obj)
 			if diff := cmp.Diff(tt.want, q.keys); diff != "" {
 				t.Errorf("keys (-want +got):\n%s", diff)
 			}
@@ -226,7 +243,7 @@ func TestPodDeleteRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rules, q := newRules(t, recreate, rolling, recreateRS, rollingRS, orphanRS)
-			rules.deletePod(tt.obj)
+			rules.pods.OnDelete(tt.obj)
 			if diff := cmp.Diff(tt.want, q.keys); diff != "" {
 				t.Errorf("keys (-want +got):\n%s", diff)
 			}
@@ -376,11 +393,11 @@ func TestNewControllerRejectsMissingParts(t *testing.T) {
 
 func TestEventRulesIgnoreForeignObjects(t *testing.T) {
 	rules, q := newRules(t, newDeployment("web", 1))
-	rules.addReplicaSet(&corev1.Pod{}, false)
-	rules.updateReplicaSet(&corev1.Pod{}, &corev1.Pod{})
-	rules.deleteReplicaSet(&corev1.Pod{})
-	rules.deletePod(&appsv1.ReplicaSet{})
-	rules.deletePod(cache.DeletedFinalStateUnknown{Obj: &appsv1.ReplicaSet{}})
+	rules.replicaSets.OnAdd(&corev1.Pod{}, false)
+	rules.replicaSets.OnUpdate(&corev1.Pod{}, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "2"}})
+	rules.replicaSets.OnDelete(&corev1.Pod{})
+	rules.pods.OnDelete(&appsv1.ReplicaSet{})
+	rules.pods.OnDelete(cache.DeletedFinalStateUnknown{Obj: &appsv1.ReplicaSet{}})
 	if len(q.keys) != 0 {
 		t.Errorf("keys = %v, want none for objects of the wrong type", q.keys)
 	}
