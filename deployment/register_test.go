@@ -251,6 +251,49 @@ func TestPodDeleteRules(t *testing.T) {
 	}
 }
 
+// TestPodRulesOnlyDeletes checks that creating or updating a Recreate
+// Deployment's pod wakes nothing: only a deletion can unblock it.
+func TestPodRulesOnlyDeletes(t *testing.T) {
+	recreate := withRecreate(newDeployment("batch", 1))
+	rs := newReplicaSet(recreate, "abc", 1, 0)
+	rules, q := newRules(t, recreate, rs)
+	p := newPod(rs, "p", corev1.PodRunning)
+	rules.pods.OnAdd(p, false)
+	finished := p.DeepCopy()
+	finished.ResourceVersion = "2"
+	finished.Status.Phase = corev1.PodSucceeded
+	rules.pods.OnUpdate(p, finished)
+	if len(q.keys) != 0 {
+		t.Fatalf("keys = %v after a pod create and update, want none", q.keys)
+	}
+	rules.pods.OnDelete(finished)
+	if diff := cmp.Diff([]string{"default/batch"}, q.keys); diff != "" {
+		t.Errorf("keys after the delete (-want +got):\n%s", diff)
+	}
+}
+
+// TestReplicaSetRulePriorities checks that ReplicaSets from the initial list
+// do not hold up live events: they add at low priority, live events at
+// normal priority.
+func TestReplicaSetRulePriorities(t *testing.T) {
+	recreate := withRecreate(newDeployment("batch", 1))
+	owned := newReplicaSet(recreate, "abc", 1, 0)
+	changed := owned.DeepCopy()
+	changed.ResourceVersion = "2"
+	changed.Status.Replicas = 1
+
+	rules, q := newRules(t, recreate, owned)
+	rules.replicaSets.OnAdd(owned, true)
+	rules.replicaSets.OnAdd(owned, false)
+	rules.replicaSets.OnUpdate(owned, changed)
+	rules.replicaSets.OnDelete(changed)
+	rules.pods.OnDelete(newPod(owned, "p", corev1.PodRunning))
+	want := []int{workqueue.PriorityLow, workqueue.PriorityNormal, workqueue.PriorityNormal, workqueue.PriorityNormal, workqueue.PriorityNormal}
+	if diff := cmp.Diff(want, q.priorities); diff != "" {
+		t.Errorf("priorities of initial add, add, update, delete, pod delete (-want +got):\n%s", diff)
+	}
+}
+
 // TestNewControllerRollsOut runs the wired controller against a fake cluster:
 // a new Deployment gets its ReplicaSet, named with upstream's hash.
 func TestNewControllerRollsOut(t *testing.T) {
@@ -395,6 +438,7 @@ func TestEventRulesIgnoreForeignObjects(t *testing.T) {
 	rules, q := newRules(t, newDeployment("web", 1))
 	rules.replicaSets.OnAdd(&corev1.Pod{}, false)
 	rules.replicaSets.OnUpdate(&corev1.Pod{}, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "2"}})
+	rules.replicaSets.OnUpdate(&corev1.Pod{}, &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "2"}})
 	rules.replicaSets.OnDelete(&corev1.Pod{})
 	rules.pods.OnDelete(&appsv1.ReplicaSet{})
 	rules.pods.OnDelete(cache.DeletedFinalStateUnknown{Obj: &appsv1.ReplicaSet{}})
