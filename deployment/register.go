@@ -66,7 +66,9 @@ type Options struct {
 // ReplicaSet event wakes its owning Deployment (an orphan's create or label
 // change wakes every Deployment selecting it, so one can adopt it); a pod
 // deletion wakes its Deployment only under the Recreate strategy, which
-// waits for old pods to be gone.
+// waits for old pods to be gone. All three are handler package Handlers, so
+// keys from the informers' initial lists add at workqueue.PriorityLow and
+// live events go first.
 func NewController(client kubernetes.Interface, factory informers.SharedInformerFactory, recorder record.EventRecorder, opts Options) (*controller.Controller[string], *Reconciler, error) {
 	if client == nil || factory == nil || recorder == nil {
 		return nil, nil, errors.New("deployment: NewController needs a client, an informer factory and an event recorder")
