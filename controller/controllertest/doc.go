@@ -21,12 +21,15 @@
 //		})
 //	}
 //
-// The fake clientset differs from an API server in ways that matter to
-// controllers: Env makes creates and updates set a new resourceVersion (so
-// updates do not look like resyncs), but patches keep the old one, nothing
-// bumps metadata.generation, and there is no optimistic concurrency, no
-// defaulting, no garbage collection. Set such fields in the test when the
-// code under test depends on them.
+// The fake clientset on its own differs from an API server in ways that
+// bite controllers: it stores a write from a stale copy without a
+// conflict, a status update rewrites the spec, nothing sets
+// resourceVersion or generation, and a watcher may be handed the very
+// object the fake stores. [InstallAPISemantics] gives a fake clientset
+// the server's behaviour there, and New installs it on Env.Client; use it
+// directly for tests that build their own fake clientset. There is still no
+// defaulting, validation or garbage collection: set such fields in the
+// test when the code under test depends on them.
 //
 // Code that reads the time should use the real clock (clock.RealClock{} or
 // the time package): inside the bubble it is virtual, and it is the clock

@@ -2,13 +2,10 @@ package controllertest
 
 import (
 	"context"
-	"strconv"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -44,11 +41,16 @@ type Env struct {
 
 // New returns an Env whose cluster holds objects. It must be called inside
 // synctest.Test; t is the bubble's t.
+//
+// Env.Client has InstallAPISemantics installed: writes get new
+// resourceVersions, stale updates conflict, and so on. Seeded objects
+// without a resourceVersion are stored with one (objects is not modified).
 func New(t testing.TB, objects ...runtime.Object) *Env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	client := fake.NewClientset(objects...)
-	client.PrependReactor("*", "*", bumpResourceVersion())
+	server := newAPIServer()
+	client := fake.NewClientset(server.seed(objects)...)
+	server.install(client)
 	e := &Env{
 		Client:    client,
 		Informers: informers.NewSharedInformerFactory(client, 0),
@@ -119,28 +121,6 @@ func (e *Env) WriteActions() []clienttesting.Action {
 // ClearActions forgets the recorded actions, so that later assertions only
 // see what happens next.
 func (e *Env) ClearActions() { e.Client.ClearActions() }
-
-// bumpResourceVersion returns a reactor that gives every created or updated
-// object a new resourceVersion, as the API server does and the fake
-// clientset does not; without it every update would look like a resync to
-// handlers and predicates. It sets the field on the object passed to
-// Create or Update, then lets the fake clientset store it.
-func bumpResourceVersion() clienttesting.ReactionFunc {
-	var last atomic.Int64
-	return func(action clienttesting.Action) (bool, runtime.Object, error) {
-		var obj runtime.Object
-		switch a := action.(type) {
-		case clienttesting.CreateAction:
-			obj = a.GetObject()
-		case clienttesting.UpdateAction:
-			obj = a.GetObject()
-		}
-		if m, err := meta.Accessor(obj); obj != nil && err == nil {
-			m.SetResourceVersion(strconv.FormatInt(last.Add(1), 10))
-		}
-		return false, nil, nil
-	}
-}
 
 // stop cancels the controllers and informers and waits for them to return.
 func (e *Env) stop() {

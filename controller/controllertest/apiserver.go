@@ -1,0 +1,228 @@
+package controllertest
+
+import (
+	"errors"
+	"strconv"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+)
+
+// InstallAPISemantics makes client write and watch objects the way an API
+// server does, where the fake clientset on its own does not:
+//
+//   - Every create, update and patch stores a new metadata.resourceVersion,
+//     so an update never looks like a resync to handlers and predicates.
+//   - An update (or a patch) whose object carries a resourceVersion other
+//     than the stored one fails with a Conflict (409), as optimistic
+//     concurrency does on a server. An update with no resourceVersion is
+//     unconditional, as the server allows for the built-in types. Objects
+//     seeded into the fake without a resourceVersion accept any writer
+//     until their first write gives them one ([New] gives seeds one).
+//   - A create stores no status (a server resets it; the fake stores an
+//     empty one where a server would set a default, such as a Pod's
+//     phase). An update or patch of the main resource keeps the stored
+//     status; one of the status subresource (UpdateStatus) keeps the
+//     stored spec, labels and generation.
+//   - metadata.generation is 1 on create for objects with a spec, and goes
+//     up by one on each write that changes the spec; writes to status or
+//     metadata leave it alone. (A real server also bumps a Deployment's
+//     generation on an annotation change; this does not.)
+//   - Watchers receive their own copies of objects, as if decoded from the
+//     wire. On its own the fake hands a watch started behind the latest
+//     resourceVersion the very objects it stores, so an informer transform
+//     that edits objects in place (handler.StripManagedFields) races with
+//     every later read of the store.
+//
+// Deletes, server-side apply, and subresources other than status (scale,
+// eviction) are left to the fake as they are. There is still no defaulting,
+// validation, generateName, uid, creationTimestamp or garbage collection.
+//
+// Install it before the client is used, once; New installs it on
+// Env.Client. Reactors the test prepends afterwards run before these.
+func InstallAPISemantics(client *fake.Clientset) {
+	newAPIServer().install(client)
+}
+
+// apiServer holds the resourceVersion counter shared by every resource, as
+// an API server's storage does.
+type apiServer struct {
+	mu   sync.Mutex
+	last int64 // the highest resourceVersion handed out or seen
+}
+
+func newAPIServer() *apiServer { return &apiServer{} }
+
+func (s *apiServer) install(client *fake.Clientset) {
+	tracker := client.Tracker()
+	client.PrependReactor("*", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		return s.react(tracker, action)
+	})
+	client.PrependWatchReactor("*", func(action clienttesting.Action) (bool, watch.Interface, error) {
+		var opts metav1.ListOptions
+		if w, ok := action.(clienttesting.WatchActionImpl); ok {
+			opts = w.ListOptions
+		}
+		w, err := tracker.Watch(action.GetResource(), action.GetNamespace(), opts)
+		if err != nil {
+			return true, nil, err
+		}
+		return true, newCopyingWatch(w), nil
+	})
+}
+
+// observe raises the counter to a resourceVersion found on an object, so
+// that the next one handed out is newer. Versions that are not integers
+// (set by hand in a test) are ignored.
+func (s *apiServer) observe(rv string) {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	s.last = max(s.last, n)
+	s.mu.Unlock()
+}
+
+// next returns a resourceVersion newer than every one handed out or seen.
+func (s *apiServer) next() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last++
+	return strconv.FormatInt(s.last, 10)
+}
+
+// react serves creates, updates and patches of main resources and of the
+// status subresource through the fake's own object reaction, on a tracker
+// that applies the server's rules before storing. Everything else falls
+// through to the fake's reactors.
+func (s *apiServer) react(tracker clienttesting.ObjectTracker, action clienttesting.Action) (bool, runtime.Object, error) {
+	switch action.GetVerb() {
+	case "create", "update", "patch":
+	default:
+		return false, nil, nil
+	}
+	sub := action.GetSubresource()
+	if sub != "" && sub != "status" {
+		return false, nil, nil
+	}
+	if p, ok := action.(clienttesting.PatchActionImpl); ok && p.GetPatchType() == types.ApplyPatchType {
+		return false, nil, nil
+	}
+	w := &serverWrites{ObjectTracker: tracker, server: s, status: sub == "status"}
+	return clienttesting.ObjectReaction(w)(action)
+}
+
+// serverWrites is the fake's tracker with the API server's write rules in
+// front of Create, Update and Patch. It serves one action: status tells
+// whether that action is on the status subresource, which the tracker's
+// methods are not told.
+type serverWrites struct {
+	clienttesting.ObjectTracker
+	server *apiServer
+	status bool
+}
+
+// errModified is the server's message for a write from a stale copy.
+var errModified = errors.New("the object has been modified; please apply your changes to the latest version and try again")
+
+func (w *serverWrites) Create(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.CreateOptions) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	m.SetResourceVersion(w.server.next())
+	if hasField(obj, "Spec") {
+		m.SetGeneration(1)
+	}
+	if !w.status {
+		clearField(obj, "Status")
+	}
+	return w.ObjectTracker.Create(gvr, obj, ns, opts...)
+}
+
+func (w *serverWrites) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error {
+	if err := w.prepareUpdate(gvr, obj, ns); err != nil {
+		return err
+	}
+	return w.ObjectTracker.Update(gvr, obj, ns, opts...)
+}
+
+func (w *serverWrites) Patch(gvr schema.GroupVersionResource, patched runtime.Object, ns string, opts ...metav1.PatchOptions) error {
+	if err := w.prepareUpdate(gvr, patched, ns); err != nil {
+		return err
+	}
+	return w.ObjectTracker.Patch(gvr, patched, ns, opts...)
+}
+
+// prepareUpdate turns obj, the object a client asked to store over the
+// stored one, into what the server stores: it checks the resourceVersion
+// precondition, keeps the half (spec or status) the request may not
+// change, sets the generation, and gives it a new resourceVersion.
+func (w *serverWrites) prepareUpdate(gvr schema.GroupVersionResource, obj runtime.Object, ns string) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	if ns == "" {
+		ns = m.GetNamespace()
+	}
+	stored, err := w.ObjectTracker.Get(gvr, ns, m.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	storedMeta, err := meta.Accessor(stored)
+	if err != nil {
+		return err
+	}
+	storedRV := storedMeta.GetResourceVersion()
+	if rv := m.GetResourceVersion(); rv != "" && storedRV != "" && rv != storedRV {
+		return apierrors.NewConflict(gvr.GroupResource(), m.GetName(), errModified)
+	}
+	w.server.observe(storedRV)
+	if w.status {
+		copyField(obj, stored, "Spec")
+		m.SetLabels(storedMeta.GetLabels())
+		m.SetGeneration(storedMeta.GetGeneration())
+	} else {
+		copyField(obj, stored, "Status")
+		generation := storedMeta.GetGeneration()
+		if !fieldsEqual(obj, stored, "Spec") {
+			generation++
+		}
+		m.SetGeneration(generation)
+	}
+	m.SetResourceVersion(w.server.next())
+	return nil
+}
+
+// seed returns the objects to store before the client starts, each with a
+// resourceVersion as if the server had stored it: objects without one get
+// a copy with a new one, newer than every one already set.
+func (s *apiServer) seed(objects []runtime.Object) []runtime.Object {
+	for _, obj := range objects {
+		if m, err := meta.Accessor(obj); err == nil {
+			s.observe(m.GetResourceVersion())
+		}
+	}
+	seeded := make([]runtime.Object, len(objects))
+	for i, obj := range objects {
+		seeded[i] = obj
+		if m, err := meta.Accessor(obj); err != nil || m.GetResourceVersion() != "" {
+			continue
+		}
+		obj = obj.DeepCopyObject()
+		m, _ := meta.Accessor(obj)
+		m.SetResourceVersion(s.next())
+		seeded[i] = obj
+	}
+	return seeded
+}
