@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/ctrlkit/ctrlkit/examples/internal/fakeapi"
+	"github.com/ctrlkit/ctrlkit/controller/controllertest"
 	"github.com/ctrlkit/ctrlkit/examples/internal/manifesttest"
 )
 
@@ -49,7 +49,7 @@ func ptrTo[T any](v T) *T { return &v }
 // write semantics.
 func newClient() *fake.Clientset {
 	client := fake.NewClientset(scenario()...)
-	fakeapi.Install(client)
+	controllertest.InstallAPISemantics(client)
 	return client
 }
 

@@ -20,8 +20,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/ctrlkit/ctrlkit/controller/controllertest"
 	"github.com/ctrlkit/ctrlkit/examples/configrollout"
-	"github.com/ctrlkit/ctrlkit/examples/internal/fakeapi"
 )
 
 func TestMain(m *testing.M) {
@@ -93,7 +93,7 @@ func TestTwoControllersOneProcess(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Data: map[string]string{"MODE": "a"}}
 	client := fake.NewClientset(web, cm)
 	// Two controllers write this Deployment: conflicts must be real.
-	fakeapi.Install(client)
+	controllertest.InstallAPISemantics(client)
 
 	o, err := parseOptions([]string{"--leader-elect-resource-namespace=ctrlkit-system", "--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=0"}, io.Discard)
 	if err != nil {

@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/ctrlkit/ctrlkit/controller/controllertest"
 	"github.com/ctrlkit/ctrlkit/examples/configrollout"
-	"github.com/ctrlkit/ctrlkit/examples/internal/fakeapi"
 )
 
 func TestParseOptions(t *testing.T) {
@@ -63,7 +63,7 @@ func TestRollsOnConfigChange(t *testing.T) {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web"}, Data: map[string]string{"MODE": "a"}}
 	}
 	client := fake.NewClientset(deployment("team-a"), configMap("team-a"), deployment("team-b"), configMap("team-b"))
-	fakeapi.Install(client)
+	controllertest.InstallAPISemantics(client)
 	o, err := parseOptions([]string{"--namespace=team-a", "--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)

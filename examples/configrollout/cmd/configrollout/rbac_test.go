@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/ctrlkit/ctrlkit/controller/controllertest"
 	"github.com/ctrlkit/ctrlkit/examples/configrollout"
-	"github.com/ctrlkit/ctrlkit/examples/internal/fakeapi"
 	"github.com/ctrlkit/ctrlkit/examples/internal/manifesttest"
 )
 
@@ -85,7 +85,7 @@ func TestRBAC(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Data: map[string]string{"A": "1"}}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Data: map[string][]byte{"B": []byte("2")}}
 	client := fake.NewClientset(web, broken, cm, secret)
-	fakeapi.Install(client)
+	controllertest.InstallAPISemantics(client)
 
 	o, err := parseOptions([]string{"--leader-elect-resource-namespace=ctrlkit-system", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, io.Discard)
 	if err != nil {
