@@ -2,6 +2,7 @@ package controllertest
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 
@@ -42,9 +43,16 @@ import (
 //     that edits objects in place (handler.StripManagedFields) races with
 //     every later read of the store.
 //
-// Deletes, server-side apply, and subresources other than status (scale,
-// eviction) are left to the fake as they are. There is still no defaulting,
-// validation, generateName, uid, creationTimestamp or garbage collection.
+//   - A create with metadata.generateName and no name gets a name: the
+//     prefix and a suffix that is unique in the client, and the same from
+//     run to run (a server's is random).
+//   - A delete whose preconditions (uid, resourceVersion) do not match the
+//     stored object fails with a Conflict.
+//
+// Server-side apply, delete collections, and subresources other than
+// status (scale, eviction) are left to the fake as they are. There is still
+// no defaulting, validation, uid, creationTimestamp, finalizer or garbage
+// collection.
 //
 // Install it before the client is used, once; New installs it on
 // Env.Client. Reactors the test prepends afterwards run before these.
@@ -55,8 +63,9 @@ func InstallAPISemantics(client *fake.Clientset) {
 // apiServer holds the resourceVersion counter shared by every resource, as
 // an API server's storage does.
 type apiServer struct {
-	mu   sync.Mutex
-	last int64 // the highest resourceVersion handed out or seen
+	mu    sync.Mutex
+	last  int64 // the highest resourceVersion handed out or seen
+	names int64 // generated names handed out
 }
 
 func newAPIServer() *apiServer { return &apiServer{} }
@@ -100,6 +109,24 @@ func (s *apiServer) next() string {
 	return strconv.FormatInt(s.last, 10)
 }
 
+// nameAlphabet is the characters of generated name suffixes: the API
+// server's, which avoid vowels (no words) and look-alikes.
+const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// nameSuffix returns the next five-character suffix for generateName.
+func (s *apiServer) nameSuffix() string {
+	s.mu.Lock()
+	n := s.names
+	s.names++
+	s.mu.Unlock()
+	suffix := make([]byte, 5)
+	for i := len(suffix) - 1; i >= 0; i-- {
+		suffix[i] = nameAlphabet[n%int64(len(nameAlphabet))]
+		n /= int64(len(nameAlphabet))
+	}
+	return string(suffix)
+}
+
 // react serves creates, updates and patches of main resources and of the
 // status subresource through the fake's own object reaction, on a tracker
 // that applies the server's rules before storing. Everything else falls
@@ -107,6 +134,11 @@ func (s *apiServer) next() string {
 func (s *apiServer) react(tracker clienttesting.ObjectTracker, action clienttesting.Action) (bool, runtime.Object, error) {
 	switch action.GetVerb() {
 	case "create", "update", "patch":
+	case "delete":
+		if err := checkPreconditions(tracker, action); err != nil {
+			return true, nil, err
+		}
+		return false, nil, nil
 	default:
 		return false, nil, nil
 	}
@@ -138,6 +170,9 @@ func (w *serverWrites) Create(gvr schema.GroupVersionResource, obj runtime.Objec
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return err
+	}
+	if m.GetName() == "" && m.GetGenerateName() != "" {
+		m.SetName(m.GetGenerateName() + w.server.nameSuffix())
 	}
 	m.SetResourceVersion(w.server.next())
 	if hasField(obj, "Spec") {
@@ -225,4 +260,33 @@ func (s *apiServer) seed(objects []runtime.Object) []runtime.Object {
 		seeded[i] = obj
 	}
 	return seeded
+}
+
+// checkPreconditions fails a delete whose preconditions do not hold for
+// the stored object, with the server's Conflict; a delete that passes (or
+// names an object that does not exist) is left to the fake.
+func checkPreconditions(tracker clienttesting.ObjectTracker, action clienttesting.Action) error {
+	d, ok := action.(clienttesting.DeleteActionImpl)
+	if !ok || d.DeleteOptions.Preconditions == nil {
+		return nil
+	}
+	stored, err := tracker.Get(d.GetResource(), d.GetNamespace(), d.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return nil
+	}
+	m, err := meta.Accessor(stored)
+	if err != nil {
+		return nil
+	}
+	p := d.DeleteOptions.Preconditions
+	var failed error
+	switch {
+	case p.UID != nil && *p.UID != m.GetUID():
+		failed = fmt.Errorf("precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, m.GetUID())
+	case p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion():
+		failed = fmt.Errorf("precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, m.GetResourceVersion())
+	default:
+		return nil
+	}
+	return apierrors.NewConflict(d.GetResource().GroupResource(), d.GetName(), failed)
 }

@@ -232,3 +232,53 @@ func TestLaterReactorsRunFirst(t *testing.T) {
 		t.Errorf("create: %v, want the injected error", err)
 	}
 }
+
+func TestDeletePreconditions(t *testing.T) {
+	ctx := context.Background()
+	client := newClient(t)
+	cms := client.CoreV1().ConfigMaps("ns")
+	created, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", UID: "uid-1"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cms.Update(ctx, created.DeepCopy(), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	staleRV := *metav1.NewRVDeletionPrecondition(created.ResourceVersion)
+	if err := cms.Delete(ctx, "c", staleRV); !apierrors.IsConflict(err) {
+		t.Errorf("delete with a stale resourceVersion: %v, want a conflict", err)
+	}
+	otherUID := metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions("uid-2")}
+	if err := cms.Delete(ctx, "c", otherUID); !apierrors.IsConflict(err) {
+		t.Errorf("delete with another uid: %v, want a conflict", err)
+	}
+	if _, err := cms.Get(ctx, "c", metav1.GetOptions{}); err != nil {
+		t.Fatalf("the failed deletes deleted: %v", err)
+	}
+	if err := cms.Delete(ctx, "c", metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions("uid-1")}); err != nil {
+		t.Errorf("delete with the right uid: %v", err)
+	}
+	if err := cms.Delete(ctx, "c", otherUID); !apierrors.IsNotFound(err) {
+		t.Errorf("delete of a deleted object: %v, want not found", err)
+	}
+}
+
+func TestGenerateName(t *testing.T) {
+	ctx := context.Background()
+	client := newClient(t)
+	names := map[string]bool{}
+	for range 30 {
+		cm, err := client.CoreV1().ConfigMaps("ns").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "web-"}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cm.Name) != len("web-")+5 || cm.Name[:4] != "web-" || names[cm.Name] {
+			t.Fatalf("generated name %q; want web- and a new five-character suffix (had %v)", cm.Name, names)
+		}
+		names[cm.Name] = true
+	}
+	named, err := client.CoreV1().ConfigMaps("ns").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "fixed", GenerateName: "web-"}}, metav1.CreateOptions{})
+	if err != nil || named.Name != "fixed" {
+		t.Errorf("create with a name and generateName: %q, %v; want the name kept", named.Name, err)
+	}
+}
