@@ -13,7 +13,8 @@ import (
 // (every key is handed out after its last add that the queue accepted), and
 // a single add is not processed twice.
 //
-// Encoding: byte 0 picks the number of goroutines (1-4); then each operation
+// Encoding: byte 0 picks the number of goroutines (1-4, low bits) and
+// whether keys have lanes (bit 2); then each operation
 // is three bytes (kind, key, argument), dealt round-robin to the goroutines.
 // The argument is a delay in milliseconds, a priority, or (for the ShutDown
 // kind) whether to really shut down (arg >= 224) or only call Len.
@@ -194,10 +195,13 @@ func (c *fuzzChecker) worker(ops []fuzzOp) {
 const fuzzSlowDelay = 10 * time.Millisecond
 
 func runFuzzOps(t *testing.T, data []byte) {
-	q := New(Options[string]{
+	opts := Options[string]{
 		RateLimiter: NewTypedItemFastSlowRateLimiter[string](time.Millisecond, fuzzSlowDelay, 2),
-		Lane:        func(k string) string { return k[len(k)-1:] },
-	})
+	}
+	if len(data) > 0 && data[0]&4 != 0 {
+		opts.Lane = func(k string) string { return k[len(k)-1:] }
+	}
+	q := New(opts)
 	c := &fuzzChecker{
 		t: t, q: q,
 		inFlight: map[string]bool{}, adding: map[string]int{}, lastAddEnd: map[string]int{}, prevGet: map[string]int{},

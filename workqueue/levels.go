@@ -2,9 +2,23 @@ package workqueue
 
 // Levels (one per priority with ready keys) and their lanes (one per lane
 // name with ready keys), kept in recycled slices; see readyQueue.
+//
+// A queue that empties after every key (one key at a time, the common quiet
+// case) would drop and rebuild its level and lane on every add. So the last
+// level is kept when it empties, as the only entry of active, and so is its
+// lane when there is no lane function: active holds non-empty levels, or
+// exactly one empty level.
 
 // levelFor returns the level of prio, making it active if needed.
 func (r *readyQueue[T]) levelFor(prio int32) uint32 {
+	if len(r.active) == 1 {
+		li := r.active[0]
+		if lv := &r.levels[li]; lv.count == 0 {
+			// The kept empty level: take it over for prio.
+			lv.prio = prio
+			return li
+		}
+	}
 	pos := len(r.active)
 	for i, li := range r.active {
 		p := r.levels[li].prio
@@ -33,7 +47,11 @@ func (r *readyQueue[T]) levelFor(prio int32) uint32 {
 	return li
 }
 
+// dropLevel retires an empty level, unless it is the last one (see above).
 func (r *readyQueue[T]) dropLevel(li uint32) {
+	if len(r.active) == 1 {
+		return
+	}
 	for i, a := range r.active {
 		if a == li {
 			r.active = append(r.active[:i], r.active[i+1:]...)
@@ -91,9 +109,14 @@ func (r *readyQueue[T]) laneFor(li uint32, key T) uint32 {
 	return ln
 }
 
+// dropLane retires an empty lane, unless it is the sole lane of the last
+// level (see above).
 func (r *readyQueue[T]) dropLane(li, ln uint32) {
 	lv := &r.levels[li]
 	l := &r.lanes[ln]
+	if r.laneOf == nil && len(r.active) == 1 && lv.count == 0 {
+		return
+	}
 	if l.next == ln {
 		lv.cursor = noIndex
 	} else {

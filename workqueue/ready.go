@@ -122,6 +122,8 @@ func (r *readyQueue[T]) free(n uint32) {
 		if cap(r.nodes) > 4096 && r.peak < cap(r.nodes)/4 {
 			r.nodes, r.freeNode = nil, noIndex
 			r.lanes, r.freeLane = nil, noIndex
+			// The kept empty level may name a lane: forget it too.
+			r.levels, r.freeLevels, r.active = nil, nil, r.active[:0]
 		}
 		r.peak = 0
 	}
