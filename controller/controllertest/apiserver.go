@@ -1,16 +1,12 @@
 package controllertest
 
 import (
-	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
@@ -42,7 +38,8 @@ import (
 //     resourceVersion the very objects it stores, so an informer transform
 //     that edits objects in place (handler.StripManagedFields) races with
 //     every later read of the store.
-//
+//   - A create of an object that has a resourceVersion fails, with the
+//     server's Internal Error (500).
 //   - A create with metadata.generateName and no name gets a name: the
 //     prefix and a suffix that is unique in the client, and the same from
 //     run to run (a server's is random).
@@ -153,92 +150,6 @@ func (s *apiServer) react(tracker clienttesting.ObjectTracker, action clienttest
 	return clienttesting.ObjectReaction(w)(action)
 }
 
-// serverWrites is the fake's tracker with the API server's write rules in
-// front of Create, Update and Patch. It serves one action: status tells
-// whether that action is on the status subresource, which the tracker's
-// methods are not told.
-type serverWrites struct {
-	clienttesting.ObjectTracker
-	server *apiServer
-	status bool
-}
-
-// errModified is the server's message for a write from a stale copy.
-var errModified = errors.New("the object has been modified; please apply your changes to the latest version and try again")
-
-func (w *serverWrites) Create(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.CreateOptions) error {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return err
-	}
-	if m.GetName() == "" && m.GetGenerateName() != "" {
-		m.SetName(m.GetGenerateName() + w.server.nameSuffix())
-	}
-	m.SetResourceVersion(w.server.next())
-	if hasField(obj, "Spec") {
-		m.SetGeneration(1)
-	}
-	if !w.status {
-		clearField(obj, "Status")
-	}
-	return w.ObjectTracker.Create(gvr, obj, ns, opts...)
-}
-
-func (w *serverWrites) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error {
-	if err := w.prepareUpdate(gvr, obj, ns); err != nil {
-		return err
-	}
-	return w.ObjectTracker.Update(gvr, obj, ns, opts...)
-}
-
-func (w *serverWrites) Patch(gvr schema.GroupVersionResource, patched runtime.Object, ns string, opts ...metav1.PatchOptions) error {
-	if err := w.prepareUpdate(gvr, patched, ns); err != nil {
-		return err
-	}
-	return w.ObjectTracker.Patch(gvr, patched, ns, opts...)
-}
-
-// prepareUpdate turns obj, the object a client asked to store over the
-// stored one, into what the server stores: it checks the resourceVersion
-// precondition, keeps the half (spec or status) the request may not
-// change, sets the generation, and gives it a new resourceVersion.
-func (w *serverWrites) prepareUpdate(gvr schema.GroupVersionResource, obj runtime.Object, ns string) error {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return err
-	}
-	if ns == "" {
-		ns = m.GetNamespace()
-	}
-	stored, err := w.ObjectTracker.Get(gvr, ns, m.GetName(), metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	storedMeta, err := meta.Accessor(stored)
-	if err != nil {
-		return err
-	}
-	storedRV := storedMeta.GetResourceVersion()
-	if rv := m.GetResourceVersion(); rv != "" && storedRV != "" && rv != storedRV {
-		return apierrors.NewConflict(gvr.GroupResource(), m.GetName(), errModified)
-	}
-	w.server.observe(storedRV)
-	if w.status {
-		copyField(obj, stored, "Spec")
-		m.SetLabels(storedMeta.GetLabels())
-		m.SetGeneration(storedMeta.GetGeneration())
-	} else {
-		copyField(obj, stored, "Status")
-		generation := storedMeta.GetGeneration()
-		if !fieldsEqual(obj, stored, "Spec") {
-			generation++
-		}
-		m.SetGeneration(generation)
-	}
-	m.SetResourceVersion(w.server.next())
-	return nil
-}
-
 // seed returns the objects to store before the client starts, each with a
 // resourceVersion as if the server had stored it: objects without one get
 // a copy with a new one, newer than every one already set.
@@ -254,39 +165,11 @@ func (s *apiServer) seed(objects []runtime.Object) []runtime.Object {
 		if m, err := meta.Accessor(obj); err != nil || m.GetResourceVersion() != "" {
 			continue
 		}
-		obj = obj.DeepCopyObject()
-		m, _ := meta.Accessor(obj)
-		m.SetResourceVersion(s.next())
-		seeded[i] = obj
+		versioned := obj.DeepCopyObject()
+		if m, err := meta.Accessor(versioned); err == nil {
+			m.SetResourceVersion(s.next())
+			seeded[i] = versioned
+		}
 	}
 	return seeded
-}
-
-// checkPreconditions fails a delete whose preconditions do not hold for
-// the stored object, with the server's Conflict; a delete that passes (or
-// names an object that does not exist) is left to the fake.
-func checkPreconditions(tracker clienttesting.ObjectTracker, action clienttesting.Action) error {
-	d, ok := action.(clienttesting.DeleteActionImpl)
-	if !ok || d.DeleteOptions.Preconditions == nil {
-		return nil
-	}
-	stored, err := tracker.Get(d.GetResource(), d.GetNamespace(), d.GetName(), metav1.GetOptions{})
-	if err != nil {
-		return nil
-	}
-	m, err := meta.Accessor(stored)
-	if err != nil {
-		return nil
-	}
-	p := d.DeleteOptions.Preconditions
-	var failed error
-	switch {
-	case p.UID != nil && *p.UID != m.GetUID():
-		failed = fmt.Errorf("precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, m.GetUID())
-	case p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion():
-		failed = fmt.Errorf("precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, m.GetResourceVersion())
-	default:
-		return nil
-	}
-	return apierrors.NewConflict(d.GetResource().GroupResource(), d.GetName(), failed)
 }

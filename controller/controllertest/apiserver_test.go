@@ -282,3 +282,21 @@ func TestGenerateName(t *testing.T) {
 		t.Errorf("create with a name and generateName: %q, %v; want the name kept", named.Name, err)
 	}
 }
+
+func TestCreateRefusesAResourceVersion(t *testing.T) {
+	ctx := context.Background()
+	client := newClient(t)
+	cms := client.CoreV1().ConfigMaps("ns")
+	created, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := created.DeepCopy()
+	again.Name = "b"
+	if _, err := cms.Create(ctx, again, metav1.CreateOptions{}); !apierrors.IsInternalError(err) {
+		t.Errorf("create of a copy with a resourceVersion: %v, want the server's internal error", err)
+	}
+	if _, err := cms.Get(ctx, "b", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the refused create stored the object: %v", err)
+	}
+}

@@ -1,0 +1,107 @@
+package controllertest
+
+import (
+	"errors"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clienttesting "k8s.io/client-go/testing"
+)
+
+// serverWrites is the fake's tracker with the API server's write rules in
+// front of Create, Update and Patch. It serves one action: status tells
+// whether that action is on the status subresource, which the tracker's
+// methods are not told.
+type serverWrites struct {
+	clienttesting.ObjectTracker
+	server *apiServer
+	status bool
+}
+
+// errVersionOnCreate is the server's message for a create of an object
+// that has a resourceVersion.
+var errVersionOnCreate = errors.New("resourceVersion should not be set on objects to be created")
+
+// errModified is the server's message for a write from a stale copy.
+var errModified = errors.New("the object has been modified; please apply your changes to the latest version and try again")
+
+func (w *serverWrites) Create(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.CreateOptions) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	if m.GetResourceVersion() != "" {
+		// A copy of a stored object, created again without clearing it:
+		// the server's storage refuses it, and answers 500.
+		return apierrors.NewInternalError(errVersionOnCreate)
+	}
+	if m.GetName() == "" && m.GetGenerateName() != "" {
+		m.SetName(m.GetGenerateName() + w.server.nameSuffix())
+	}
+	m.SetResourceVersion(w.server.next())
+	if hasField(obj, "Spec") {
+		m.SetGeneration(1)
+	}
+	if !w.status {
+		clearField(obj, "Status")
+	}
+	return w.ObjectTracker.Create(gvr, obj, ns, opts...)
+}
+
+func (w *serverWrites) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error {
+	if err := w.prepareUpdate(gvr, obj, ns); err != nil {
+		return err
+	}
+	return w.ObjectTracker.Update(gvr, obj, ns, opts...)
+}
+
+func (w *serverWrites) Patch(gvr schema.GroupVersionResource, patched runtime.Object, ns string, opts ...metav1.PatchOptions) error {
+	if err := w.prepareUpdate(gvr, patched, ns); err != nil {
+		return err
+	}
+	return w.ObjectTracker.Patch(gvr, patched, ns, opts...)
+}
+
+// prepareUpdate turns obj, the object a client asked to store over the
+// stored one, into what the server stores: it checks the resourceVersion
+// precondition, keeps the half (spec or status) the request may not
+// change, sets the generation, and gives it a new resourceVersion.
+func (w *serverWrites) prepareUpdate(gvr schema.GroupVersionResource, obj runtime.Object, ns string) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	if ns == "" {
+		ns = m.GetNamespace()
+	}
+	stored, err := w.ObjectTracker.Get(gvr, ns, m.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	storedMeta, err := meta.Accessor(stored)
+	if err != nil {
+		return err
+	}
+	storedRV := storedMeta.GetResourceVersion()
+	if rv := m.GetResourceVersion(); rv != "" && storedRV != "" && rv != storedRV {
+		return apierrors.NewConflict(gvr.GroupResource(), m.GetName(), errModified)
+	}
+	w.server.observe(storedRV)
+	if w.status {
+		copyField(obj, stored, "Spec")
+		m.SetLabels(storedMeta.GetLabels())
+		m.SetGeneration(storedMeta.GetGeneration())
+	} else {
+		copyField(obj, stored, "Status")
+		generation := storedMeta.GetGeneration()
+		if !fieldsEqual(obj, stored, "Spec") {
+			generation++
+		}
+		m.SetGeneration(generation)
+	}
+	m.SetResourceVersion(w.server.next())
+	return nil
+}
