@@ -69,9 +69,10 @@ Local control plane ready in %s (%s).
 
   export KUBECONFIG=%s
 
+%s
 Press Ctrl-C to stop it.
 `, time.Since(began).Round(100*time.Millisecond), versions(cp.Binaries()), cp.KubeconfigPath(), cp.Dir(),
-		cp.Binaries().Path("kubectl"), cp.KubeconfigPath())
+		cp.Binaries().Path("kubectl"), cp.KubeconfigPath(), deploymentHint(opts, cp.KubeconfigPath()))
 
 	waitErr := cp.Wait(ctx)
 	if waitErr != nil {
@@ -84,4 +85,15 @@ Press Ctrl-C to stop it.
 func versions(b *controlplane.Binaries) string {
 	return fmt.Sprintf("kubernetes %s, etcd %s, kwok %s",
 		b.Versions["k8s.io/kubernetes"], b.Versions["go.etcd.io/etcd/server/v3"], b.Versions["sigs.k8s.io/kwok"])
+}
+
+// deploymentHint says who runs Deployments, since by default nobody does:
+// the cluster is meant for ctrlkit's controller.
+func deploymentHint(opts controlplane.Options, kubeconfig string) string {
+	if opts.UpstreamDeploymentController {
+		return "kube-controller-manager runs its own Deployment controller (-upstream-deployment).\n"
+	}
+	return "No Deployment controller runs yet: start ctrlkit's with\n" +
+		"  go run ./examples/deployment-controller --kubeconfig " + kubeconfig + "\n" +
+		"or restart this with -upstream-deployment for kube-controller-manager's.\n"
 }
