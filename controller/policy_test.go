@@ -3,11 +3,17 @@ package controller_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoworkqueue "k8s.io/client-go/util/workqueue"
 
 	"github.com/ctrlkit/ctrlkit/controller"
@@ -227,6 +233,53 @@ func TestReconcileTimeout(t *testing.T) {
 		}
 		if got := metricValue(t, reg, "controller_runtime_reconcile_timeouts_total", map[string]string{"controller": "test"}); got != 1 {
 			t.Errorf("timeouts = %v, want 1", got)
+		}
+	})
+}
+
+func TestConflictsAreRetriedButLoggedQuietly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var errorLines, infoLines []string
+		logged := func() (errs, infos []string) {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Clone(errorLines), slices.Clone(infoLines)
+		}
+		logger := funcr.New(func(prefix, args string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if strings.Contains(args, `"error"`) {
+				errorLines = append(errorLines, args)
+			} else {
+				infoLines = append(infoLines, args)
+			}
+		}, funcr.Options{Verbosity: 2})
+		conflict := apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web", errors.New("the object has been modified"))
+		r, n := counting(func(n int) (controller.Result, error) {
+			if n == 1 {
+				return controller.Result{}, conflict
+			}
+			return controller.Result{}, errors.New("boom")
+		})
+		env, c := startWithKey(t, r, controller.Options[string]{Logger: logger,
+			RateLimiter: clientgoworkqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, time.Minute)}, "k")
+		if got := c.Queue().NumRequeues("k"); got != 1 {
+			t.Fatalf("after a conflict NumRequeues = %d, want 1 (retried with backoff)", got)
+		}
+		errs, infos := logged()
+		if len(errs) != 0 {
+			t.Fatalf("a conflict was logged as an error: %q", errs)
+		}
+		if !slices.ContainsFunc(infos, func(l string) bool { return strings.Contains(l, "conflict") }) {
+			t.Fatalf("no V(2) line for the conflict in %q", infos)
+		}
+		env.Advance(time.Second)
+		if *n != 2 {
+			t.Fatalf("calls = %d, want 2", *n)
+		}
+		if errs, _ := logged(); len(errs) != 1 {
+			t.Fatalf("other errors must still be logged as errors, got %q", errs)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"runtime/debug"
 
 	"github.com/go-logr/logr"
@@ -64,7 +65,15 @@ func (c *Controller[K]) reconcileAndApply(ctx context.Context, key K, priority i
 	case err != nil:
 		c.queue.AddWithOpts(workqueue.AddOpts{RateLimited: true, Priority: priority}, key)
 		c.countError(false)
-		log.Error(err, "Reconciler error")
+		if apierrors.IsConflict(err) {
+			// A 409 means another writer got there first: the key is retried
+			// on a fresh cache like any error, but it is the expected race of
+			// optimistic concurrency, not a fault, so it is logged quietly as
+			// kube-controller-manager does.
+			log.V(2).Info("Reconcile hit a conflict, retrying", "err", err.Error())
+		} else {
+			log.Error(err, "Reconciler error")
+		}
 	case result.RequeueAfter > 0:
 		c.queue.Forget(key)
 		c.queue.AddWithOpts(workqueue.AddOpts{After: result.RequeueAfter, Priority: priority}, key)
