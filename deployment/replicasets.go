@@ -89,48 +89,34 @@ func findActiveOrLatest(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) *
 	}
 }
 
-// replicaCount sums spec.replicas over rss (nil entries skipped).
-func replicaCount(rss []*appsv1.ReplicaSet) int32 {
+// sumReplicas adds up field over rss, skipping nil entries: upstream passes
+// the new ReplicaSet, which may not exist yet, in the same slice as the old.
+func sumReplicas(rss []*appsv1.ReplicaSet, field func(*appsv1.ReplicaSet) int32) int32 {
 	var n int32
 	for _, rs := range rss {
 		if rs != nil {
-			n += rsSpecReplicas(rs)
+			n += field(rs)
 		}
 	}
 	return n
 }
 
+// replicaCount sums spec.replicas over rss (nil entries skipped).
+func replicaCount(rss []*appsv1.ReplicaSet) int32 { return sumReplicas(rss, rsSpecReplicas) }
+
 // actualReplicaCount sums status.replicas over rss (nil entries skipped).
 func actualReplicaCount(rss []*appsv1.ReplicaSet) int32 {
-	var n int32
-	for _, rs := range rss {
-		if rs != nil {
-			n += rs.Status.Replicas
-		}
-	}
-	return n
+	return sumReplicas(rss, func(rs *appsv1.ReplicaSet) int32 { return rs.Status.Replicas })
 }
 
 // readyReplicaCount sums status.readyReplicas over rss (nil entries skipped).
 func readyReplicaCount(rss []*appsv1.ReplicaSet) int32 {
-	var n int32
-	for _, rs := range rss {
-		if rs != nil {
-			n += rs.Status.ReadyReplicas
-		}
-	}
-	return n
+	return sumReplicas(rss, func(rs *appsv1.ReplicaSet) int32 { return rs.Status.ReadyReplicas })
 }
 
 // availableReplicaCount sums status.availableReplicas over rss (nil entries skipped).
 func availableReplicaCount(rss []*appsv1.ReplicaSet) int32 {
-	var n int32
-	for _, rs := range rss {
-		if rs != nil {
-			n += rs.Status.AvailableReplicas
-		}
-	}
-	return n
+	return sumReplicas(rss, func(rs *appsv1.ReplicaSet) int32 { return rs.Status.AvailableReplicas })
 }
 
 // isSaturated reports whether rs holds all of d's pods: its size and its
