@@ -127,6 +127,9 @@ func TestLegacyRollbackAnnotation(t *testing.T) {
 			if image != "app:v1" || set {
 				return false, fmt.Errorf("image %s, rollback annotation %q (set %v)", image, rollbackTo, set)
 			}
+			if d.Annotations[revisionKey] != "3" {
+				return false, fmt.Errorf("Deployment revision %q, want 3", d.Annotations[revisionKey])
+			}
 			return true, nil
 		})
 		eventually(t, rolloutTimeout, "the rollback rollout", rolloutComplete(client, ns, spec.name))
