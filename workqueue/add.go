@@ -7,11 +7,21 @@ import (
 
 // Add makes key ready at PriorityNormal.
 func (q *Queue[T]) Add(key T) {
-	q.mu.Lock()
+	if !q.mu.TryLock() {
+		q.addContended(key) // see posted.go
+		return
+	}
+	if q.posted.pendingLocked() {
+		q.applyPostedLocked()
+	}
 	if !q.shuttingDown {
 		q.addReadyLocked(key, PriorityNormal)
 	}
+	head := q.posted.headOwned // unlock by hand: see lockedPath in posted.go
 	q.mu.Unlock()
+	if q.posted.tail.Load() != head {
+		q.applyPostedAfterUnlock()
+	}
 }
 
 // AddAfter makes key ready after d, at PriorityNormal. If key is already
@@ -32,14 +42,14 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, keys ...T) {
 	prio := clampPriority(o.Priority)
 	if !o.RateLimited {
 		// One lock for the lot: the delay is the same for every key.
-		q.mu.Lock()
+		q.lock()
 		for _, key := range keys {
 			if q.shuttingDown {
 				break
 			}
 			q.addLocked(key, prio, o.After)
 		}
-		q.mu.Unlock()
+		q.unlock()
 		return
 	}
 	for _, key := range keys {
@@ -48,11 +58,11 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, keys ...T) {
 			continue
 		}
 		d := max(o.After, q.limiter.When(key)) // the limiter locks on its own
-		q.mu.Lock()
+		q.lock()
 		if !q.shuttingDown {
 			q.addLocked(key, prio, d)
 		}
-		q.mu.Unlock()
+		q.unlock()
 	}
 }
 

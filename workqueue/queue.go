@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -53,6 +54,12 @@ type Queue[T comparable] struct {
 	stop          chan struct{}
 	stopOnce      sync.Once
 	timerDone     sync.WaitGroup
+
+	// posted holds adds made while the lock was taken; parking counts Gets
+	// about to wait in readyCond (see posted.go). Last: the ring is large.
+	parking     atomic.Int32
+	addsWaiting atomic.Int32 // Adds blocked in lock
+	posted      postedRing[T]
 }
 
 // New returns an empty queue configured by opts.
@@ -79,6 +86,7 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 	if opts.Name != "" {
 		q.log = q.log.WithValues("queue", opts.Name)
 	}
+	q.posted.init()
 	q.readyCond.L = &q.mu
 	q.idleCond.L = &q.mu
 	if opts.MetricsProvider != nil {
@@ -94,9 +102,9 @@ func (q *Queue[T]) now() int64 { return int64(q.clock.Since(q.epoch)) }
 // keys and keys held for re-processing after Done are not counted, as in
 // client-go.
 func (q *Queue[T]) Len() int {
-	q.mu.Lock()
+	q.lock()
 	n := q.ready.count
-	q.mu.Unlock()
+	q.unlock()
 	return n
 }
 
@@ -110,17 +118,31 @@ func (q *Queue[T]) Get() (key T, shutdown bool) {
 
 // GetWithPriority is Get that also returns the priority key was served at.
 func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
-	q.mu.Lock()
+	q.mu.Lock() // lock and unlock by hand: see lockedPath in posted.go
+	if q.posted.pendingLocked() {
+		q.applyPostedLocked()
+	}
 	for q.ready.count == 0 && !q.shuttingDown {
+		// Cond.Wait releases the lock without unlock's check for posted
+		// adds: count this Get in parking first, so that a producer posting
+		// from now on takes the lock, and apply what is posted already.
+		q.parking.Add(1)
+		q.applyPostedLocked()
+		if q.ready.count > 0 {
+			q.parking.Add(-1)
+			break
+		}
 		q.getWaiters++
 		q.readyCond.Wait()
 		q.getWaiters--
+		q.parking.Add(-1)
 		if q.wakesPending > 0 {
 			q.wakesPending--
 		}
+		q.applyPostedLocked()
 	}
 	if q.ready.count == 0 {
-		q.mu.Unlock()
+		q.unlock()
 		return key, 0, true
 	}
 	n := q.ready.pop()
@@ -135,7 +157,11 @@ func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
 			q.timerNeededLocked(now + unfinishedWorkPeriod)
 		}
 	}
+	head := q.posted.headOwned
 	q.mu.Unlock()
+	if q.posted.tail.Load() != head {
+		q.applyPostedAfterUnlock()
+	}
 	return key, priority, false
 }
 
@@ -143,15 +169,25 @@ func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
 // ready now (or stays delayed, if that add was delayed). Done of a key that
 // is not in flight does nothing.
 func (q *Queue[T]) Done(key T) {
-	q.mu.Lock()
+	q.mu.Lock() // lock and unlock by hand: see lockedPath in posted.go
+	if q.posted.pendingLocked() {
+		q.applyPostedLocked()
+	}
+	q.doneLocked(key)
+	head := q.posted.headOwned
+	q.mu.Unlock()
+	if q.posted.tail.Load() != head {
+		q.applyPostedAfterUnlock()
+	}
+}
+
+func (q *Queue[T]) doneLocked(key T) {
 	e, ok := q.entries[key]
 	if !ok {
-		q.mu.Unlock()
 		return
 	}
 	if e.waiting() {
 		if !e.inFlight() {
-			q.mu.Unlock()
 			return
 		}
 		q.entries[key] = waitingEntry(e.index(), e.prio, false)
@@ -160,7 +196,6 @@ func (q *Queue[T]) Done(key T) {
 		node := &q.ready.nodes[n]
 		switch node.state {
 		case nodeReady:
-			q.mu.Unlock()
 			return
 		case nodeInFlight:
 			delete(q.entries, key)
@@ -177,7 +212,6 @@ func (q *Queue[T]) Done(key T) {
 	if q.inFlight == 0 && q.draining {
 		q.idleCond.Broadcast()
 	}
-	q.mu.Unlock()
 }
 
 // Forget tells the rate limiter to stop tracking key (it succeeded or was
@@ -192,12 +226,12 @@ func (q *Queue[T]) NumRequeues(key T) int { return q.limiter.NumRequeues(key) }
 // discarded, and Get hands out the keys that are ready, then reports
 // shutdown. It does not wait for workers.
 func (q *Queue[T]) ShutDown() {
-	q.mu.Lock()
+	q.lock()
 	q.shuttingDown = true
 	q.draining = false
 	q.readyCond.Broadcast()
 	q.idleCond.Broadcast()
-	q.mu.Unlock()
+	q.unlock()
 	q.stopTimer()
 }
 
@@ -205,21 +239,22 @@ func (q *Queue[T]) ShutDown() {
 // Workers must keep calling Done, or it waits forever; a ShutDown call from
 // another goroutine ends the wait.
 func (q *Queue[T]) ShutDownWithDrain() {
-	q.mu.Lock()
+	q.lock()
 	q.shuttingDown = true
 	q.draining = true
 	q.readyCond.Broadcast()
 	for q.inFlight > 0 && q.draining {
 		q.idleCond.Wait()
+		q.applyPostedLocked()
 	}
-	q.mu.Unlock()
+	q.unlock()
 	q.stopTimer()
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
 func (q *Queue[T]) ShuttingDown() bool {
-	q.mu.Lock()
+	q.lock()
 	s := q.shuttingDown
-	q.mu.Unlock()
+	q.unlock()
 	return s
 }
