@@ -7,8 +7,11 @@ import (
 
 // Add makes key ready at PriorityNormal.
 func (q *Queue[T]) Add(key T) {
-	if !q.mu.TryLock() {
-		q.addContended(key) // see posted.go
+	mode := q.addMode.Load() // see addmode.go
+	if mode == addLock {
+		q.mu.Lock()
+	} else if mode == addPostAll || !q.mu.TryLock() {
+		q.addContended(key, mode) // see posted.go
 		return
 	}
 	if q.posted.pendingLocked() {
@@ -16,6 +19,13 @@ func (q *Queue[T]) Add(key T) {
 	}
 	if !q.shuttingDown {
 		q.addReadyLocked(key, PriorityNormal)
+	}
+	if mode == addLock {
+		if q.addsToProbe--; q.addsToProbe <= 0 {
+			q.probeAddsLocked()
+		}
+	} else {
+		q.triedAddLocked(mode)
 	}
 	head := q.posted.headOwned // unlock by hand: see lockedPath in posted.go
 	q.mu.Unlock()

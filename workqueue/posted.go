@@ -143,14 +143,19 @@ func (q *Queue[T]) applyPostedAfterUnlock() {
 
 // applyPostedLocked applies the posted adds, oldest first.
 func (q *Queue[T]) applyPostedLocked() {
+	applied, keys := 0, len(q.entries)
 	for q.posted.pendingLocked() {
 		key, ok := q.posted.take()
 		if !ok {
-			return
+			break
 		}
+		applied++
 		if !q.shuttingDown {
 			q.addReadyLocked(key, PriorityNormal)
 		}
+	}
+	if applied > 0 {
+		q.appliedPostedLocked(applied, len(q.entries)-keys)
 	}
 }
 
@@ -159,11 +164,16 @@ func (q *Queue[T]) applyPostedLocked() {
 // briefly) is cheaper than handing each key to another CPU through the
 // ring. Adds that find another Add already waiting post their key, or wait
 // too when the ring is full.
-func (q *Queue[T]) addContended(key T) {
-	if q.addsWaiting.Load() == 0 || !q.posted.post(key) {
+func (q *Queue[T]) addContended(key T, mode int32) {
+	postAll := mode == addPostAll
+	if !postAll {
+		q.sawContention()
+	}
+	if (!postAll && q.addsWaiting.Load() == 0) || !q.posted.post(key) {
 		q.addsWaiting.Add(1)
 		q.lock()
 		q.addsWaiting.Add(-1)
+		q.quietAdds = 0
 		if !q.shuttingDown {
 			q.addReadyLocked(key, PriorityNormal)
 		}

@@ -11,6 +11,7 @@ import (
 // holder, and seen by the caller's next call.
 func TestAddPostsWhileLockIsTaken(t *testing.T) {
 	q, _ := newTestQueue(t, Options[string]{})
+	q.addMode.Store(addTry) // as once Adds were seen to contend
 
 	q.mu.Lock() // a long critical section elsewhere
 	var waiter sync.WaitGroup
@@ -57,6 +58,7 @@ func TestAddPostsWhileLockIsTaken(t *testing.T) {
 // A full ring makes Add wait for the lock instead: no key is dropped.
 func TestAddWaitsWhenPostedRingIsFull(t *testing.T) {
 	q, _ := newTestQueue(t, Options[string]{})
+	q.addMode.Store(addTry)
 
 	q.mu.Lock()
 	var adds sync.WaitGroup
