@@ -7,27 +7,21 @@ import (
 
 // Add makes key ready at PriorityNormal.
 func (q *Queue[T]) Add(key T) {
-	mode := q.addMode.Load() // see addmode.go
-	if mode == addLock {
-		q.mu.Lock()
-	} else if mode == addPostAll || !q.mu.TryLock() {
-		q.addContended(key, mode) // see posted.go
+	if mode := q.addMode.Load(); mode != addLock {
+		q.addTrying(key, mode) // see addmode.go
 		return
 	}
+	q.mu.Lock() // lock and unlock by hand: see lockedPath in posted.go
 	if q.posted.pendingLocked() {
 		q.applyPostedLocked()
 	}
 	if !q.shuttingDown {
 		q.addReadyLocked(key, PriorityNormal)
 	}
-	if mode == addLock {
-		if q.addsToProbe--; q.addsToProbe <= 0 {
-			q.probeAddsLocked()
-		}
-	} else {
-		q.triedAddLocked(mode)
+	if q.addsToProbe--; q.addsToProbe <= 0 {
+		q.probeAddsLocked()
 	}
-	head := q.posted.headOwned // unlock by hand: see lockedPath in posted.go
+	head := q.posted.headOwned
 	q.mu.Unlock()
 	if q.posted.tail.Load() != head {
 		q.applyPostedAfterUnlock()

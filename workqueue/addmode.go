@@ -35,6 +35,21 @@ const (
 	probeBackoff = 16 * probeEvery
 )
 
+// addTrying is Add in any mode but addLock: it tries the lock, and posts
+// its key (posted.go) when the lock is taken.
+func (q *Queue[T]) addTrying(key T, mode int32) {
+	if mode == addPostAll || !q.mu.TryLock() {
+		q.addContended(key, mode)
+		return
+	}
+	q.applyPostedLocked()
+	if !q.shuttingDown {
+		q.addReadyLocked(key, PriorityNormal)
+	}
+	q.triedAddLocked(mode)
+	q.unlock()
+}
+
 // probeAddsLocked makes the next Add try the lock: it runs once every
 // probeEvery Adds that took the lock with Lock.
 func (q *Queue[T]) probeAddsLocked() {

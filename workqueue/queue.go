@@ -174,10 +174,11 @@ func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
 // ready now (or stays delayed, if that add was delayed). Done of a key that
 // is not in flight does nothing.
 func (q *Queue[T]) Done(key T) {
-	q.mu.Lock() // lock and unlock by hand: see lockedPath in posted.go
-	if q.posted.pendingLocked() {
-		q.applyPostedLocked()
-	}
+	// Lock and unlock by hand (see lockedPath in posted.go), without
+	// applying posted adds first: a posted Add of key and this Done leave
+	// the same state in either order (key ready once, at the tail), and
+	// other keys are untouched; the unlock below applies them.
+	q.mu.Lock()
 	q.doneLocked(key)
 	head := q.posted.headOwned
 	q.mu.Unlock()
