@@ -180,15 +180,17 @@ func (q *Queue[T]) addContended(key T, mode int32) {
 		q.unlock()
 		return
 	}
-	q.addContendedAfterPost()
+	q.addContendedAfterPost(!postAll)
 }
 
 // addContendedAfterPost makes sure a key just posted gets applied: by this
 // goroutine if the lock is free now, else by the holder's unlock, or, if a
 // Get may be waiting (it releases the lock in Cond.Wait, not unlock), by
-// taking the lock.
-func (q *Queue[T]) addContendedAfterPost() {
-	if q.mu.TryLock() {
+// taking the lock. Under addPostAll (tests) it does not try the lock: the
+// key then waits for the next operation that takes it, so that the fuzzer
+// drives the holders' side too (lock, unlock and the parking handshake).
+func (q *Queue[T]) addContendedAfterPost(tryLock bool) {
+	if tryLock && q.mu.TryLock() {
 		q.applyPostedLocked()
 		q.unlock()
 		return

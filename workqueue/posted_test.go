@@ -95,7 +95,7 @@ func TestPostedAddWakesWaitingGet(t *testing.T) {
 	if !q.posted.post("k") {
 		t.Fatal("empty ring refused a key")
 	}
-	q.addContendedAfterPost()
+	q.addContendedAfterPost(true)
 	if k := <-got; k != "k" {
 		t.Fatalf("Get returned %q, want k", k)
 	}
