@@ -1,6 +1,9 @@
 package workqueue
 
-import "sync/atomic"
+import (
+	"runtime"
+	"sync/atomic"
+)
 
 // Posted adds: an Add that finds the queue's lock taken does not wait for
 // it. It writes its key into a small ring and returns; whoever holds the
@@ -11,9 +14,13 @@ import "sync/atomic"
 // batch in one critical section.
 //
 // Why a posted add is never lost or reordered:
-//   - Every operation that takes the lock applies the ring first (lock), so
-//     an Add followed by any other call from the same goroutine sees the
-//     add applied, in order.
+//   - Posters publish in the order they reserved slots (post waits for
+//     earlier posters to publish first), so once an Add returns, its key
+//     and every key posted before it are published.
+//   - Every operation that takes the lock applies the published keys first
+//     (lock), so an Add followed by any other call, from the same goroutine
+//     or one it synchronised with, sees the add applied, in order. (Done
+//     is the exception that proves it: see Done.)
 //   - A poster publishes its slot and then tries the lock. If that fails,
 //     the lock was held at the time; the holder checks the ring after
 //     unlocking (unlock), and so on down the chain of holders.
@@ -30,49 +37,44 @@ import "sync/atomic"
 const postedSlots = 256
 
 // postedRing is a bounded multi-producer, single-consumer ring (producers:
-// Add; consumer: the lock holder). Each slot's seq says whose turn it is:
-// pos for the producer that reserves position pos, pos+1 once its key is
-// written, pos+postedSlots once the consumer has taken it.
+// Add; consumer: the lock holder). Positions grow forever; slot pos%size
+// holds position pos. A producer reserves pos (tail), writes the key, and
+// publishes it (published: every position below it is written) once the
+// positions before it are published. The consumer takes positions below
+// published and advances head, which frees the slot for the next lap.
 type postedRing[T comparable] struct {
-	tail atomic.Uint64 // next position to reserve
-	_    [56]byte      // producers' line apart from the consumer's
-	head atomic.Uint64 // next position to apply; written under the lock
+	tail      atomic.Uint64 // next position to reserve
+	published atomic.Uint64 // positions below are written
+	_         [48]byte      // producers' line apart from the consumer's
+	head      atomic.Uint64 // next position to apply; written under the lock
 	// headOwned is head, read by the lock holder without an atomic load.
 	headOwned uint64
 	_         [48]byte
-	slots     [postedSlots]postedSlot[T]
+	slots     [postedSlots]T
 }
 
-type postedSlot[T comparable] struct {
-	seq atomic.Uint64
-	key T
-}
-
-func (r *postedRing[T]) init() {
-	for i := range r.slots {
-		r.slots[i].seq.Store(uint64(i))
-	}
-}
-
-// post writes key into a free slot; false means the ring is full.
+// post writes key into a free slot and publishes it; false means the ring
+// is full. A producer stopped between reserving and publishing holds up
+// the ones after it (they yield until it publishes): the price of order.
+// Had they returned, a key of theirs could be applied after a later
+// operation (found by FuzzQueue: a key handed out twice for one add).
 func (r *postedRing[T]) post(key T) bool {
 	pos := r.tail.Load()
 	for {
-		s := &r.slots[pos%postedSlots]
-		switch seq := s.seq.Load(); {
-		case seq == pos:
-			if r.tail.CompareAndSwap(pos, pos+1) {
-				s.key = key
-				s.seq.Store(pos + 1)
-				return true
-			}
-			pos = r.tail.Load()
-		case seq < pos:
+		if pos-r.head.Load() >= postedSlots {
 			return false // full: the slot still holds a key from a lap ago
-		default:
-			pos = r.tail.Load() // another producer took pos
 		}
+		if r.tail.CompareAndSwap(pos, pos+1) {
+			break
+		}
+		pos = r.tail.Load()
 	}
+	r.slots[pos%postedSlots] = key
+	for r.published.Load() != pos {
+		runtime.Gosched()
+	}
+	r.published.Store(pos + 1)
+	return true
 }
 
 // pendingLocked reports whether a slot has been reserved and not yet
@@ -80,27 +82,22 @@ func (r *postedRing[T]) post(key T) bool {
 // head is its own: one shared load.
 func (r *postedRing[T]) pendingLocked() bool { return r.tail.Load() != r.headOwned }
 
-// written reports whether the oldest pending slot holds its key already.
-// A slot reserved but not yet written does not count: its producer checks
-// the lock after writing it.
-func (r *postedRing[T]) written() bool {
-	pos := r.head.Load()
-	return r.slots[pos%postedSlots].seq.Load() == pos+1
-}
+// written reports whether a published key awaits the consumer. A slot
+// reserved but not yet published does not count: its producer checks the
+// lock after publishing it.
+func (r *postedRing[T]) written() bool { return r.published.Load() != r.head.Load() }
 
-// take returns the oldest written key. It stops at a slot that is reserved
-// but not yet written: its producer checks the lock after writing it.
-// The caller holds the queue's lock.
+// take returns the oldest published key, if any. The caller holds the
+// queue's lock.
 func (r *postedRing[T]) take() (key T, ok bool) {
-	pos := r.head.Load()
-	s := &r.slots[pos%postedSlots]
-	if s.seq.Load() != pos+1 {
+	pos := r.headOwned
+	if pos == r.published.Load() {
 		return key, false
 	}
-	key = s.key
+	s := &r.slots[pos%postedSlots]
+	key = *s
 	var zero T
-	s.key = zero // do not keep the key reachable
-	s.seq.Store(pos + postedSlots)
+	*s = zero // do not keep the key reachable
 	r.head.Store(pos + 1)
 	r.headOwned = pos + 1
 	return key, true

@@ -101,3 +101,31 @@ func TestPostedAddWakesWaitingGet(t *testing.T) {
 	}
 	q.Done("k")
 }
+
+// Once an Add returns, its key is visible to the next operation even when
+// a poster before it has reserved a slot and not yet written it: the later
+// poster waits to publish in order. (FuzzQueue found the case where it did
+// not: the key was applied after a Get, and handed out twice for one add.)
+func TestReturnedAddIsVisibleDespiteAnEarlierUnfinishedPost(t *testing.T) {
+	q, _ := newTestQueue(t, Options[string]{})
+	q.addMode.Store(addPostAll)
+
+	stalled := q.posted.tail.Add(1) - 1 // a poster stopped before writing
+	lenAfterAdd := make(chan int, 1)
+	go func() {
+		q.Add("later")
+		lenAfterAdd <- q.Len()
+	}()
+	waitFor(t, "the later Add to reserve its slot", func() bool { return q.posted.tail.Load() == stalled+2 })
+
+	// The stalled poster finishes.
+	q.posted.slots[stalled%postedSlots] = "earlier"
+	q.posted.published.Store(stalled + 1)
+
+	if n := <-lenAfterAdd; n != 2 {
+		t.Fatalf("Len right after Add returned = %d, want 2", n)
+	}
+	if got := getAll(t, q, 2); got[0] != "earlier" || got[1] != "later" {
+		t.Fatalf("handed out %v, want [earlier later]", got)
+	}
+}

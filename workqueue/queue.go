@@ -91,7 +91,6 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 	if opts.Name != "" {
 		q.log = q.log.WithValues("queue", opts.Name)
 	}
-	q.posted.init()
 	q.readyCond.L = &q.mu
 	q.idleCond.L = &q.mu
 	if opts.MetricsProvider != nil {
