@@ -57,6 +57,19 @@ func InstallAPISemantics(client *fake.Clientset) {
 	newAPIServer().install(client)
 }
 
+// NewClientset is fake.NewClientset(objects...) with InstallAPISemantics
+// installed and every seeded object stored with a resourceVersion, as a real
+// server would have stored it (objects is not modified). Prefer it to
+// installing the semantics on a seeded fake: a seed without a
+// resourceVersion accepts a stale write until its first update, which hides
+// exactly the races the semantics are there to show.
+func NewClientset(objects ...runtime.Object) *fake.Clientset {
+	server := newAPIServer()
+	client := fake.NewClientset(server.seed(objects)...)
+	server.install(client)
+	return client
+}
+
 // apiServer holds the resourceVersion counter shared by every resource, as
 // an API server's storage does.
 type apiServer struct {
