@@ -50,7 +50,7 @@ type Informer struct {
 	example     runtime.Object
 	description string
 	clock       clock.Clock
-	indexer     cache.Indexer
+	indexer     indexer
 
 	synced    chan struct{} // closed once the first list has been delivered
 	started   atomic.Bool
@@ -89,7 +89,7 @@ func New(lw cache.ListerWatcher, example runtime.Object, opts Options) *Informer
 		example:           example,
 		description:       description,
 		clock:             c,
-		indexer:           cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, indexers),
+		indexer:           newIndexer(indexers),
 		synced:            make(chan struct{}),
 		defaultResync:     resync,
 		resyncCheck:       resync,

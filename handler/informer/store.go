@@ -46,13 +46,12 @@ func (s *store) upsert(obj any) error {
 	if err != nil {
 		return err
 	}
-	old, exists, err := s.indexer.Get(obj)
+	k, err := key(obj)
 	if err != nil {
 		return err
 	}
-	if err := s.indexer.Update(obj); err != nil {
-		return err
-	}
+	old, exists := s.indexer.ThreadSafeStore.Get(k)
+	s.indexer.ThreadSafeStore.Update(k, obj)
 	for _, r := range s.handlers {
 		if exists {
 			r.handler.OnUpdate(old, obj)
@@ -99,29 +98,25 @@ func (s *store) Replace(list []any, resourceVersion string) error {
 	}
 
 	olds := make([]any, len(list))
-	listed := make(map[string]struct{}, len(list))
+	items := make(map[string]any, len(list))
 	for n, obj := range list {
-		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+		k, err := key(obj)
 		if err != nil {
 			return err
 		}
-		listed[key] = struct{}{}
-		if old, exists, err := s.indexer.GetByKey(key); err == nil && exists {
-			olds[n] = old
-		}
+		items[k] = obj
+		olds[n], _ = s.indexer.ThreadSafeStore.Get(k)
 	}
 	var gone []cache.DeletedFinalStateUnknown
-	for _, key := range s.indexer.ListKeys() {
-		if _, ok := listed[key]; ok {
+	for _, k := range s.indexer.ListKeys() {
+		if _, listed := items[k]; listed {
 			continue
 		}
-		if old, exists, err := s.indexer.GetByKey(key); err == nil && exists {
-			gone = append(gone, cache.DeletedFinalStateUnknown{Key: key, Obj: old})
+		if old, exists := s.indexer.ThreadSafeStore.Get(k); exists {
+			gone = append(gone, cache.DeletedFinalStateUnknown{Key: k, Obj: old})
 		}
 	}
-	if err := s.indexer.Replace(list, resourceVersion); err != nil {
-		return err
-	}
+	s.indexer.ThreadSafeStore.Replace(items, resourceVersion)
 
 	for _, tombstone := range gone {
 		for _, r := range s.handlers {
