@@ -31,15 +31,39 @@ func probeLogrContextKey() any {
 
 // reconcileParent is what the reconciles of one worker share: the context
 // they derive from and the controller's log sink. Keeping it out of each
-// reconcile's context keeps that context, the one allocation a reconcile
-// makes, small.
-type reconcileParent struct {
-	ctx  context.Context
-	base logr.LogSink // nil: the controller's logger discards
+// reconcile's context keeps that context small.
+//
+// It also hands out the reconciles' contexts from batches, one allocation
+// per batch rather than per reconcile. A context is never reused: one that
+// outlives its reconcile (in a goroutine Reconcile started, say) only keeps
+// its batch's memory alive.
+type reconcileParent[K comparable] struct {
+	ctx   context.Context
+	base  logr.LogSink // nil: the controller's logger discards
+	batch int
+	spare []reconcileContext[K] // not handed out yet
 }
 
-func newReconcileParent(ctx context.Context, log logr.Logger) *reconcileParent {
-	return &reconcileParent{ctx: ctx, base: log.GetSink()}
+// reconcileContextBatch is how many contexts a worker allocates at once:
+// enough to make the allocation rare, few enough that a retained context
+// pins little memory (2 KiB for string keys).
+const reconcileContextBatch = 64
+
+// newReconcileParent returns the parent of reconciles in ctx, whose
+// contexts are allocated batch at a time.
+func newReconcileParent[K comparable](ctx context.Context, log logr.Logger, batch int) *reconcileParent[K] {
+	return &reconcileParent[K]{ctx: ctx, base: log.GetSink(), batch: batch}
+}
+
+// newContext returns a fresh context for a reconcile of key.
+func (p *reconcileParent[K]) newContext(key K) *reconcileContext[K] {
+	if len(p.spare) == 0 {
+		p.spare = make([]reconcileContext[K], p.batch)
+	}
+	c := &p.spare[0]
+	p.spare = p.spare[1:]
+	c.parent, c.key = p, key
+	return c
 }
 
 // reconcileContext is the context of one reconcile: its parent plus a
@@ -72,7 +96,7 @@ func (c *reconcileContext[K]) Value(key any) any {
 // withReconcileLogger returns parent's context carrying the logger of one
 // reconcile of key: the controller's with the values key and reconcileID
 // (see reconcileLogSink).
-func withReconcileLogger[K comparable](parent *reconcileParent, key K) (context.Context, logr.Logger) {
+func withReconcileLogger[K comparable](parent *reconcileParent[K], key K) (context.Context, logr.Logger) {
 	if parent.base == nil {
 		log := logr.New(nil)
 		return logr.NewContext(parent.ctx, log), log
@@ -82,6 +106,6 @@ func withReconcileLogger[K comparable](parent *reconcileParent, key K) (context.
 		log := logr.New(&reconcileLogSink[K]{parent: parent, key: key})
 		return logr.NewContext(parent.ctx, log), log
 	}
-	c := &reconcileContext[K]{reconcileLogSink[K]{parent: parent, key: key}}
+	c := parent.newContext(key)
 	return c, logr.New(&c.reconcileLogSink)
 }

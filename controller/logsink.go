@@ -15,7 +15,7 @@ import (
 // Info and Error are one call frame deeper than on the wrapped sink, which
 // callDepth compensates for when the sink supports it.
 type reconcileLogSink[K comparable] struct {
-	parent *reconcileParent // its base is the wrapped sink
+	parent *reconcileParent[K] // its base is the wrapped sink
 	key    K
 	full   atomic.Pointer[fullSinks] // nil until first needed
 }

@@ -19,7 +19,7 @@ var errReconcileTimeout = errors.New("reconcile timeout")
 // processNext takes one key, reconciles it in a context derived from
 // parent's and applies the result. It returns false once the queue is shut
 // down and empty.
-func (c *Controller[K]) processNext(parent *reconcileParent) bool {
+func (c *Controller[K]) processNext(parent *reconcileParent[K]) bool {
 	key, priority, shutdown := c.queue.GetWithPriority()
 	if shutdown {
 		return false
@@ -41,11 +41,11 @@ func (c *Controller[K]) ProcessNextReady(ctx context.Context) bool {
 	if c.queue.Len() == 0 || c.queue.ShuttingDown() {
 		return false
 	}
-	return c.processNext(newReconcileParent(ctx, c.log))
+	return c.processNext(newReconcileParent[K](ctx, c.log, 1))
 }
 
 // reconcileAndApply runs one Reconcile and applies the error policy.
-func (c *Controller[K]) reconcileAndApply(parent *reconcileParent, key K, priority int) {
+func (c *Controller[K]) reconcileAndApply(parent *reconcileParent[K], key K, priority int) {
 	c.inFlight.Add(1)
 	defer c.inFlight.Add(-1)
 	if m := c.metrics; m != nil {

@@ -2,8 +2,11 @@ package controller_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -12,6 +15,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/controllertest"
 )
 
 // TestReconcileTimeFollowsTheClock checks the reconcile time histogram
@@ -109,4 +113,46 @@ func TestConcurrentLogsOfOneReconcileShareItsID(t *testing.T) {
 			t.Fatalf("reconcile IDs %q, want one UUID on every line", ids)
 		}
 	}
+}
+
+// TestRetainedReconcileContextsStayTheirOwn keeps the context of more
+// reconciles than a worker allocates at once, and logs through each after
+// all have finished: contexts come from batches but are never reused, so
+// each still carries its own key and values.
+func TestRetainedReconcileContextsStayTheirOwn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var lines []string
+		logger := funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{})
+		kept := map[string]context.Context{}
+		c, err := controller.New("retain", controller.ReconcilerFunc[string](func(ctx context.Context, key string) (controller.Result, error) {
+			kept[key] = ctx
+			return controller.Result{}, nil
+		}), controller.Options[string]{Logger: logger})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := controllertest.New(t)
+		env.Start(c)
+		const n = 150
+		for i := range n {
+			c.Queue().Add(fmt.Sprintf("ns/k%03d", i))
+		}
+		env.Settle()
+		if len(kept) != n {
+			t.Fatalf("reconciled %d keys, want %d", len(kept), n)
+		}
+		ids := map[string]bool{}
+		for key, ctx := range kept {
+			lines = nil
+			logr.FromContextOrDiscard(ctx).Info("late", "tag", key)
+			if len(lines) != 1 || !strings.Contains(lines[0], `"key"="`+key+`"`) || !strings.Contains(lines[0], `"tag"="`+key+`"`) {
+				t.Fatalf("context of %s logged %q, want its own key", key, lines)
+			}
+			id := reconcileID(lines[0])
+			if id == "" || ids[id] {
+				t.Fatalf("context of %s has reconcile ID %q, want a fresh one", key, id)
+			}
+			ids[id] = true
+		}
+	})
 }
