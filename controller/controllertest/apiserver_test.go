@@ -328,3 +328,24 @@ func TestNewClientsetSeedsConflictWhenStale(t *testing.T) {
 		t.Fatalf("stale update of a seed: %v, want a Conflict", err)
 	}
 }
+
+func TestCreateSetsUID(t *testing.T) {
+	ctx := context.Background()
+	client := newClient(t)
+	cms := client.CoreV1().ConfigMaps("ns")
+	seen := map[types.UID]string{}
+	for _, name := range []string{"a", "b", "c"} {
+		cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cm.UID == "" || seen[cm.UID] != "" {
+			t.Fatalf("created %s with uid %q; want a new one (had %v)", name, cm.UID, seen)
+		}
+		seen[cm.UID] = name
+	}
+	given, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "d", UID: "mine"}}, metav1.CreateOptions{})
+	if err != nil || given.UID != "mine" {
+		t.Errorf("create with a uid: %q, %v; want the uid kept", given.UID, err)
+	}
+}

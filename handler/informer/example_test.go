@@ -3,7 +3,6 @@ package informer_test
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -28,10 +27,14 @@ func Example() {
 	})
 	factory := informers.NewSharedInformerFactory(client, 0)
 	// Register it before anything asks the factory for a ConfigMap informer.
-	lean := factory.InformerFor(&corev1.ConfigMap{}, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		return informer.New(informer.ListWatch(c.CoreV1().ConfigMaps(""), c), &corev1.ConfigMap{},
-			informer.Options{ResyncPeriod: resync})
-	})
+	lean, err := informer.InFactory(factory, &corev1.ConfigMap{},
+		func(c kubernetes.Interface) informer.ListWatcher[*corev1.ConfigMapList] {
+			return c.CoreV1().ConfigMaps("")
+		},
+		informer.Options{})
+	if err != nil {
+		panic(err)
+	}
 	configMaps := factory.Core().V1().ConfigMaps()
 	fmt.Println("the factory's lister reads the lean informer:", configMaps.Informer().GetIndexer() == lean.GetIndexer())
 
