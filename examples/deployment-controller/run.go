@@ -51,6 +51,11 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (m
 	// No periodic resync: kube-controller-manager's default resync only
 	// replays the cache, and every change already arrives as an event.
 	factory := informers.NewSharedInformerFactory(client, 0)
+	if o.LeanInformers {
+		if err := deployment.UseLeanInformers(factory, ""); err != nil {
+			return nil, nil, err
+		}
+	}
 	// managedFields are never read: dropping them roughly halves the caches.
 	for _, inf := range []cache.SharedIndexInformer{
 		factory.Apps().V1().Deployments().Informer(),
