@@ -36,7 +36,7 @@ func probeLogrContextKey() any {
 // It also hands out the reconciles' contexts from batches, one allocation
 // per batch rather than per reconcile. A context is never reused: one that
 // outlives its reconcile (in a goroutine Reconcile started, say) only keeps
-// its batch's memory alive.
+// its batch alive, with the keys of the batch's other reconciles.
 type reconcileParent[K comparable] struct {
 	ctx   context.Context
 	base  logr.LogSink // nil: the controller's logger discards
