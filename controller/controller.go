@@ -37,7 +37,8 @@ type Controller[K comparable] struct {
 	queue      workqueue.Interface[K]
 	log        logr.Logger
 	clock      clock.PassiveClock
-	metrics    *metrics // nil: no metrics
+	epoch      time.Time // the clock's time at New, see now
+	metrics    *metrics  // nil: no metrics
 
 	workers            int
 	cacheSyncTimeout   time.Duration
@@ -108,6 +109,7 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 	if opts.Clock == nil {
 		c.clock = clock.RealClock{}
 	}
+	c.epoch = c.clock.Now()
 	if opts.Registry != nil {
 		m, err := newMetrics(opts.Registry, name)
 		if err != nil {
@@ -125,6 +127,10 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 	}
 	return c, nil
 }
+
+// now returns the controller's clock in nanoseconds since New. On the real
+// clock this reads only the monotonic clock, which is cheaper than Now.
+func (c *Controller[K]) now() int64 { return int64(c.clock.Since(c.epoch)) }
 
 func orDefault(d, def time.Duration) time.Duration {
 	if d == 0 {

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"time"
 
 	"github.com/go-logr/logr"
 )
@@ -28,34 +29,83 @@ func probeLogrContextKey() any {
 	return p.key
 }
 
-// reconcileContext is the context of one reconcile: its parent plus a
-// logger made on demand, in a single allocation.
-type reconcileContext[K comparable] struct {
-	context.Context
-	sink reconcileLogSink[K]
+// reconcileParent is what the reconciles of one worker share: the context
+// they derive from and the controller's log sink. Keeping it out of each
+// reconcile's context keeps that context small.
+//
+// It also hands out the reconciles' contexts from batches, one allocation
+// per batch rather than per reconcile. A context is never reused: one that
+// outlives its reconcile (in a goroutine Reconcile started, say) only keeps
+// its batch alive, with the keys of the batch's other reconciles.
+type reconcileParent[K comparable] struct {
+	ctx   context.Context
+	base  logr.LogSink // nil: the controller's logger discards
+	batch int
+	spare []reconcileContext[K] // not handed out yet
 }
+
+// reconcileContextBatch is how many contexts a worker allocates at once:
+// enough to make the allocation rare, few enough that a retained context
+// pins little memory (2 KiB for string keys).
+const reconcileContextBatch = 64
+
+// newReconcileParent returns the parent of reconciles in ctx, whose
+// contexts are allocated batch at a time.
+func newReconcileParent[K comparable](ctx context.Context, log logr.Logger, batch int) *reconcileParent[K] {
+	return &reconcileParent[K]{ctx: ctx, base: log.GetSink(), batch: batch}
+}
+
+// newContext returns a fresh context for a reconcile of key.
+func (p *reconcileParent[K]) newContext(key K) *reconcileContext[K] {
+	if len(p.spare) == 0 {
+		p.spare = make([]reconcileContext[K], p.batch)
+	}
+	c := &p.spare[0]
+	p.spare = p.spare[1:]
+	c.parent, c.key = p, key
+	return c
+}
+
+// reconcileContext is the context of one reconcile: its parent plus a
+// logger made on demand. It is its logger's sink too, so both take a single
+// allocation.
+type reconcileContext[K comparable] struct {
+	reconcileLogSink[K]
+}
+
+var _ context.Context = (*reconcileContext[string])(nil)
+
+// Deadline returns the parent's deadline.
+func (c *reconcileContext[K]) Deadline() (time.Time, bool) { return c.parent.ctx.Deadline() }
+
+// Done returns the parent's Done channel.
+func (c *reconcileContext[K]) Done() <-chan struct{} { return c.parent.ctx.Done() }
+
+// Err returns the parent's error.
+func (c *reconcileContext[K]) Err() error { return c.parent.ctx.Err() }
 
 // Value returns the reconcile's logger for logr's key, and asks the parent
 // for any other key.
 func (c *reconcileContext[K]) Value(key any) any {
 	if key == logrContextKey {
-		return logr.New(&c.sink)
+		return logr.New(&c.reconcileLogSink)
 	}
-	return c.Context.Value(key)
+	return c.parent.ctx.Value(key)
 }
 
-// withReconcileLogger returns ctx carrying the logger of one reconcile of
-// key: base with the values key and reconcileID (see reconcileLogSink).
-func withReconcileLogger[K comparable](ctx context.Context, base logr.Logger, key K) (context.Context, logr.Logger) {
-	sink := base.GetSink()
-	if sink == nil {
-		return logr.NewContext(ctx, base), base
+// withReconcileLogger returns parent's context carrying the logger of one
+// reconcile of key: the controller's with the values key and reconcileID
+// (see reconcileLogSink).
+func withReconcileLogger[K comparable](parent *reconcileParent[K], key K) (context.Context, logr.Logger) {
+	if parent.base == nil {
+		log := logr.New(nil)
+		return logr.NewContext(parent.ctx, log), log
 	}
 	if logrContextKey == nil {
 		// logr no longer asks contexts the way the probe expects.
-		log := logr.New(&reconcileLogSink[K]{base: sink, key: key})
-		return logr.NewContext(ctx, log), log
+		log := logr.New(&reconcileLogSink[K]{parent: parent, key: key})
+		return logr.NewContext(parent.ctx, log), log
 	}
-	c := &reconcileContext[K]{Context: ctx, sink: reconcileLogSink[K]{base: sink, key: key}}
-	return c, logr.New(&c.sink)
+	c := parent.newContext(key)
+	return c, logr.New(&c.reconcileLogSink)
 }

@@ -1,7 +1,7 @@
 package controller
 
 import (
-	"sync"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -15,10 +15,13 @@ import (
 // Info and Error are one call frame deeper than on the wrapped sink, which
 // callDepth compensates for when the sink supports it.
 type reconcileLogSink[K comparable] struct {
-	base logr.LogSink
-	key  K
+	parent *reconcileParent[K] // its base is the wrapped sink
+	key    K
+	full   atomic.Pointer[fullSinks] // nil until first needed
+}
 
-	once      sync.Once
+// fullSinks are the controller's sink with a reconcile's values.
+type fullSinks struct {
 	full      logr.LogSink // base with the values
 	fullDepth logr.LogSink // full, one frame deeper, for Info and Error
 }
@@ -28,11 +31,18 @@ var (
 	_ logr.CallDepthLogSink = (*reconcileLogSink[string])(nil)
 )
 
-func (s *reconcileLogSink[K]) resolve() {
-	s.once.Do(func() {
-		s.full = s.base.WithValues("key", s.key, "reconcileID", uuid.NewUUID())
-		s.fullDepth = withCallDepth(s.full, 1)
-	})
+// resolve returns the sinks with the values, making them the first time.
+// Concurrent first calls agree on one reconcile ID.
+func (s *reconcileLogSink[K]) resolve() *fullSinks {
+	if f := s.full.Load(); f != nil {
+		return f
+	}
+	full := s.parent.base.WithValues("key", s.key, "reconcileID", uuid.NewUUID())
+	f := &fullSinks{full: full, fullDepth: withCallDepth(full, 1)}
+	if s.full.CompareAndSwap(nil, f) {
+		return f
+	}
+	return s.full.Load()
 }
 
 func withCallDepth(sink logr.LogSink, depth int) logr.LogSink {
@@ -47,36 +57,31 @@ func withCallDepth(sink logr.LogSink, depth int) logr.LogSink {
 func (s *reconcileLogSink[K]) Init(logr.RuntimeInfo) {}
 
 // Enabled asks the wrapped sink, without adding the values.
-func (s *reconcileLogSink[K]) Enabled(level int) bool { return s.base.Enabled(level) }
+func (s *reconcileLogSink[K]) Enabled(level int) bool { return s.parent.base.Enabled(level) }
 
 // Info logs with the key and reconcile ID.
 func (s *reconcileLogSink[K]) Info(level int, msg string, keysAndValues ...any) {
-	s.resolve()
-	s.fullDepth.Info(level, msg, keysAndValues...)
+	s.resolve().fullDepth.Info(level, msg, keysAndValues...)
 }
 
 // Error logs with the key and reconcile ID.
 func (s *reconcileLogSink[K]) Error(err error, msg string, keysAndValues ...any) {
-	s.resolve()
-	s.fullDepth.Error(err, msg, keysAndValues...)
+	s.resolve().fullDepth.Error(err, msg, keysAndValues...)
 }
 
 // WithValues returns the wrapped sink with the key, the reconcile ID and
 // keysAndValues.
 func (s *reconcileLogSink[K]) WithValues(keysAndValues ...any) logr.LogSink {
-	s.resolve()
-	return s.full.WithValues(keysAndValues...)
+	return s.resolve().full.WithValues(keysAndValues...)
 }
 
 // WithName returns the wrapped sink with the key, the reconcile ID and name.
 func (s *reconcileLogSink[K]) WithName(name string) logr.LogSink {
-	s.resolve()
-	return s.full.WithName(name)
+	return s.resolve().full.WithName(name)
 }
 
 // WithCallDepth returns the wrapped sink with the key, the reconcile ID and
 // depth more frames to skip.
 func (s *reconcileLogSink[K]) WithCallDepth(depth int) logr.LogSink {
-	s.resolve()
-	return withCallDepth(s.full, depth)
+	return withCallDepth(s.resolve().full, depth)
 }

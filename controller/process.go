@@ -16,9 +16,10 @@ import (
 // Options.ReconcileTimeout, telling it apart from other cancellations.
 var errReconcileTimeout = errors.New("reconcile timeout")
 
-// processNext takes one key, reconciles it and applies the result. It
-// returns false once the queue is shut down and empty.
-func (c *Controller[K]) processNext(ctx context.Context) bool {
+// processNext takes one key, reconciles it in a context derived from
+// parent's and applies the result. It returns false once the queue is shut
+// down and empty.
+func (c *Controller[K]) processNext(parent *reconcileParent[K]) bool {
 	key, priority, shutdown := c.queue.GetWithPriority()
 	if shutdown {
 		return false
@@ -28,7 +29,7 @@ func (c *Controller[K]) processNext(ctx context.Context) bool {
 		// Shutting down: leave the rest of the queue alone.
 		return true
 	}
-	c.reconcileAndApply(ctx, key, priority)
+	c.reconcileAndApply(parent, key, priority)
 	return true
 }
 
@@ -40,21 +41,23 @@ func (c *Controller[K]) ProcessNextReady(ctx context.Context) bool {
 	if c.queue.Len() == 0 || c.queue.ShuttingDown() {
 		return false
 	}
-	return c.processNext(ctx)
+	return c.processNext(newReconcileParent[K](ctx, c.log, 1))
 }
 
 // reconcileAndApply runs one Reconcile and applies the error policy.
-func (c *Controller[K]) reconcileAndApply(ctx context.Context, key K, priority int) {
+func (c *Controller[K]) reconcileAndApply(parent *reconcileParent[K], key K, priority int) {
 	c.inFlight.Add(1)
 	defer c.inFlight.Add(-1)
-	if c.metrics != nil {
-		c.metrics.activeWorkers.Inc()
-		defer c.metrics.activeWorkers.Dec()
-		start := c.clock.Now()
-		defer func() { c.metrics.reconcileTime.Observe(c.clock.Since(start).Seconds()) }()
+	if m := c.metrics; m != nil {
+		m.activeWorkers.Inc()
+		start := c.now()
+		defer func() {
+			m.reconcileTime.Observe(float64(c.now()-start) / 1e9)
+			m.activeWorkers.Dec()
+		}()
 	}
 
-	ctx, log := withReconcileLogger(ctx, c.log, key)
+	ctx, log := withReconcileLogger(parent, key)
 	result, err := c.reconcile(ctx, key)
 
 	switch {

@@ -50,7 +50,8 @@ func (c *Controller[K]) Run(ctx context.Context) error {
 	var workers sync.WaitGroup
 	for range c.workers {
 		workers.Go(func() {
-			for c.processNext(workCtx) {
+			parent := newReconcileParent[K](workCtx, c.log, reconcileContextBatch)
+			for c.processNext(parent) {
 			}
 		})
 	}

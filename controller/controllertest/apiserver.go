@@ -1,6 +1,7 @@
 package controllertest
 
 import (
+	"fmt"
 	"strconv"
 	"sync"
 
@@ -40,6 +41,8 @@ import (
 //     every later read of the store.
 //   - A create of an object that has a resourceVersion fails, with the
 //     server's Internal Error (500).
+//   - A create gets a metadata.uid unless it carries one: unique in the
+//     client and the same from run to run (a server's is random).
 //   - A create with metadata.generateName and no name gets a name: the
 //     prefix and a suffix that is unique in the client, and the same from
 //     run to run (a server's is random).
@@ -48,7 +51,7 @@ import (
 //
 // Server-side apply, delete collections, and subresources other than
 // status (scale, eviction) are left to the fake as they are. There is still
-// no defaulting, validation, uid, creationTimestamp, finalizer or garbage
+// no defaulting, validation, creationTimestamp, finalizer or garbage
 // collection.
 //
 // Install it before the client is used, once; New installs it on
@@ -57,12 +60,26 @@ func InstallAPISemantics(client *fake.Clientset) {
 	newAPIServer().install(client)
 }
 
+// NewClientset is fake.NewClientset(objects...) with InstallAPISemantics
+// installed and every seeded object stored with a resourceVersion, as a real
+// server would have stored it (objects is not modified). Prefer it to
+// installing the semantics on a seeded fake: a seed without a
+// resourceVersion accepts a stale write until its first update, which hides
+// exactly the races the semantics are there to show.
+func NewClientset(objects ...runtime.Object) *fake.Clientset {
+	server := newAPIServer()
+	client := fake.NewClientset(server.seed(objects)...)
+	server.install(client)
+	return client
+}
+
 // apiServer holds the resourceVersion counter shared by every resource, as
 // an API server's storage does.
 type apiServer struct {
 	mu    sync.Mutex
 	last  int64 // the highest resourceVersion handed out or seen
 	names int64 // generated names handed out
+	uids  int64 // UIDs handed out
 }
 
 func newAPIServer() *apiServer { return &apiServer{} }
@@ -104,6 +121,15 @@ func (s *apiServer) next() string {
 	defer s.mu.Unlock()
 	s.last++
 	return strconv.FormatInt(s.last, 10)
+}
+
+// uid returns a new UID for a created object, shaped like a server's.
+func (s *apiServer) uid() types.UID {
+	s.mu.Lock()
+	s.uids++
+	n := s.uids
+	s.mu.Unlock()
+	return types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012d", n))
 }
 
 // nameAlphabet is the characters of generated name suffixes: the API

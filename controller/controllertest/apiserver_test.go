@@ -300,3 +300,52 @@ func TestCreateRefusesAResourceVersion(t *testing.T) {
 		t.Errorf("the refused create stored the object: %v", err)
 	}
 }
+
+// A seed read before someone else's write is stale: NewClientset stores
+// seeds with a resourceVersion, so writing that stale copy back conflicts
+// instead of silently overwriting the other write.
+func TestNewClientsetSeedsConflictWhenStale(t *testing.T) {
+	seed := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cm"}, Data: map[string]string{"k": "v0"}}
+	client := controllertest.NewClientset(seed)
+	if seed.ResourceVersion != "" {
+		t.Fatalf("the caller's seed was modified: resourceVersion %q", seed.ResourceVersion)
+	}
+	ctx := context.Background()
+	stale, err := client.CoreV1().ConfigMaps("ns").Get(ctx, "cm", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale.ResourceVersion == "" {
+		t.Fatal("the seed was stored without a resourceVersion")
+	}
+	fresh := stale.DeepCopy()
+	fresh.Data["k"] = "v1"
+	if _, err := client.CoreV1().ConfigMaps("ns").Update(ctx, fresh, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stale.Data["k"] = "v2"
+	if _, err := client.CoreV1().ConfigMaps("ns").Update(ctx, stale, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Fatalf("stale update of a seed: %v, want a Conflict", err)
+	}
+}
+
+func TestCreateSetsUID(t *testing.T) {
+	ctx := context.Background()
+	client := newClient(t)
+	cms := client.CoreV1().ConfigMaps("ns")
+	seen := map[types.UID]string{}
+	for _, name := range []string{"a", "b", "c"} {
+		cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cm.UID == "" || seen[cm.UID] != "" {
+			t.Fatalf("created %s with uid %q; want a new one (had %v)", name, cm.UID, seen)
+		}
+		seen[cm.UID] = name
+	}
+	given, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "d", UID: "mine"}}, metav1.CreateOptions{})
+	if err != nil || given.UID != "mine" {
+		t.Errorf("create with a uid: %q, %v; want the uid kept", given.UID, err)
+	}
+}

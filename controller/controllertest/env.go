@@ -48,9 +48,7 @@ type Env struct {
 func New(t testing.TB, objects ...runtime.Object) *Env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	server := newAPIServer()
-	client := fake.NewClientset(server.seed(objects)...)
-	server.install(client)
+	client := NewClientset(objects...)
 	e := &Env{
 		Client:    client,
 		Informers: informers.NewSharedInformerFactory(client, 0),

@@ -41,6 +41,12 @@ func (w *serverWrites) Create(gvr schema.GroupVersionResource, obj runtime.Objec
 	if m.GetName() == "" && m.GetGenerateName() != "" {
 		m.SetName(m.GetGenerateName() + w.server.nameSuffix())
 	}
+	if m.GetUID() == "" {
+		// Code that tells objects apart by UID, as the Deployment
+		// controller tells its new ReplicaSet from the old ones, must not
+		// see every created object as the same one.
+		m.SetUID(w.server.uid())
+	}
 	m.SetResourceVersion(w.server.next())
 	if hasField(obj, "Spec") {
 		m.SetGeneration(1)

@@ -15,22 +15,6 @@
 // cluster, and Dockerfile builds its image. See examples/README.md.
 package main
 
-import (
-	"errors"
-	"flag"
-	"fmt"
-	"os"
+import "github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
 
-	"github.com/ctrlkit/ctrlkit/controller/manager"
-)
-
-func main() {
-	err := run(manager.SetupSignalHandler(), os.Args[1:], os.Stdout)
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "deployment-controller:", err)
-		os.Exit(1)
-	}
-}
+func main() { managerflags.Main("deployment-controller", run) }

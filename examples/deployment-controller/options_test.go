@@ -34,6 +34,7 @@ func TestParseOptionsDefaultsAreKubeControllerManagers(t *testing.T) {
 			HealthProbeBindAddress:       ":8081",
 		},
 		ConcurrentDeploymentSyncs: 5,
+		LeanInformers:             true, // ours, not kube-controller-manager's: same events, less CPU
 	}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -45,6 +46,7 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 		"--kubeconfig=/etc/kubeconfig",
 		"--master", "https://10.0.0.1:6443",
 		"--concurrent-deployment-syncs=50",
+		"--lean-informers=false",
 		"--kube-api-qps=200.5",
 		"--kube-api-burst=300",
 		"--leader-elect=false",

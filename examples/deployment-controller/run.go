@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"k8s.io/client-go/informers"
@@ -24,13 +23,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := o.RESTConfig(component)
+	client, err := o.Client(component)
 	if err != nil {
 		return err
-	}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("creating the client: %w", err)
 	}
 	mgr, stop, err := newManager(ctx, o, client)
 	if err != nil {
@@ -56,6 +51,11 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (m
 	// No periodic resync: kube-controller-manager's default resync only
 	// replays the cache, and every change already arrives as an event.
 	factory := informers.NewSharedInformerFactory(client, 0)
+	if o.LeanInformers {
+		if err := deployment.UseLeanInformers(factory, ""); err != nil {
+			return nil, nil, err
+		}
+	}
 	// managedFields are never read: dropping them roughly halves the caches.
 	for _, inf := range []cache.SharedIndexInformer{
 		factory.Apps().V1().Deployments().Informer(),

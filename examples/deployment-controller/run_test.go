@@ -48,8 +48,7 @@ func ptrTo[T any](v T) *T { return &v }
 // newClient is a fake cluster holding the scenario, with the API server's
 // write semantics.
 func newClient() *fake.Clientset {
-	client := fake.NewClientset(scenario()...)
-	controllertest.InstallAPISemantics(client)
+	client := controllertest.NewClientset(scenario()...)
 	return client
 }
 

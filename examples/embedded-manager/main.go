@@ -16,22 +16,6 @@
 // those (deployment, configrollout).
 package main
 
-import (
-	"errors"
-	"flag"
-	"fmt"
-	"os"
+import "github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
 
-	"github.com/ctrlkit/ctrlkit/controller/manager"
-)
-
-func main() {
-	err := run(manager.SetupSignalHandler(), os.Args[1:], os.Stdout)
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "embedded-manager:", err)
-		os.Exit(1)
-	}
-}
+func main() { managerflags.Main("embedded-manager", run) }

@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
@@ -91,9 +90,8 @@ func TestTwoControllersOneProcess(t *testing.T) {
 		},
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Data: map[string]string{"MODE": "a"}}
-	client := fake.NewClientset(web, cm)
 	// Two controllers write this Deployment: conflicts must be real.
-	controllertest.InstallAPISemantics(client)
+	client := controllertest.NewClientset(web, cm)
 
 	o, err := parseOptions([]string{"--leader-elect-resource-namespace=ctrlkit-system", "--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=0"}, io.Discard)
 	if err != nil {

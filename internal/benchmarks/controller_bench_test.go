@@ -50,6 +50,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -63,6 +64,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/handler"
+	"github.com/ctrlkit/ctrlkit/handler/informer"
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
@@ -202,6 +204,24 @@ var eventSources = []eventSource{
 		})
 		informer := informers.NewSharedInformerFactory(client, 0).Core().V1().ConfigMaps().Informer()
 		return informer, informer.RunWithContext, func(obj *corev1.ConfigMap) { w.Add(obj) }
+	}},
+	{"LeanInformer", func(b *testing.B, n int) (cache.SharedIndexInformer, func(context.Context), func(*corev1.ConfigMap)) {
+		w := watch.NewFakeWithChanSize(n, false)
+		client := fake.NewClientset()
+		client.PrependWatchReactor("configmaps", func(clienttesting.Action) (bool, watch.Interface, error) {
+			return true, w, nil
+		})
+		configMaps := client.CoreV1().ConfigMaps("")
+		lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+				return configMaps.List(ctx, opts)
+			},
+			WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+				return configMaps.Watch(ctx, opts)
+			},
+		}, client)
+		inf := informer.New(lw, &corev1.ConfigMap{}, informer.Options{})
+		return inf, inf.RunWithContext, func(obj *corev1.ConfigMap) { w.Add(obj) }
 	}},
 	{"Direct", func(b *testing.B, n int) (cache.SharedIndexInformer, func(context.Context), func(*corev1.ConfigMap)) {
 		informer := newDirectInformer()

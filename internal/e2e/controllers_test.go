@@ -62,6 +62,11 @@ func startOurController(t *testing.T, cp *controlplane.ControlPlane, ns string) 
 		t.Fatal(err)
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
+	// The lean informers, as the deployment-controller binary uses by
+	// default: every scenario then checks them on a real API server too.
+	if err := deployment.UseLeanInformers(factory, ns); err != nil {
+		t.Fatal(err)
+	}
 	broadcaster := record.NewBroadcaster(record.WithContext(t.Context()))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events(ns)})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ctrlkit-deployment-controller"})

@@ -68,3 +68,17 @@ func NewEventRecorder(ctx context.Context, client kubernetes.Interface, componen
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: component})
 	return recorder, broadcaster.Shutdown
 }
+
+// Client is a clientset for the API server the flags point at, built from
+// RESTConfig(userAgent).
+func (o *Options) Client(userAgent string) (kubernetes.Interface, error) {
+	cfg, err := o.RESTConfig(userAgent)
+	if err != nil {
+		return nil, err
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating the client: %w", err)
+	}
+	return client, nil
+}

@@ -85,3 +85,20 @@ func TestAddFlagsRegistersKlog(t *testing.T) {
 		}
 	}
 }
+
+func TestClient(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := Defaults("lease")
+	o.Kubeconfig = path
+	client, err := o.Client("tester")
+	if err != nil || client == nil {
+		t.Fatalf("Client() = %v, %v; want a clientset", client, err)
+	}
+	o.Kubeconfig = filepath.Join(t.TempDir(), "missing")
+	if _, err := o.Client("tester"); err == nil || !strings.Contains(err.Error(), o.Kubeconfig) {
+		t.Errorf("missing kubeconfig: %v, want an error naming it", err)
+	}
+}

@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
@@ -62,8 +61,7 @@ func TestRollsOnConfigChange(t *testing.T) {
 	configMap := func(namespace string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web"}, Data: map[string]string{"MODE": "a"}}
 	}
-	client := fake.NewClientset(deployment("team-a"), configMap("team-a"), deployment("team-b"), configMap("team-b"))
-	controllertest.InstallAPISemantics(client)
+	client := controllertest.NewClientset(deployment("team-a"), configMap("team-a"), deployment("team-b"), configMap("team-b"))
 	o, err := parseOptions([]string{"--namespace=team-a", "--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)

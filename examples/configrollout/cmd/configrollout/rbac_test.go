@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
@@ -84,8 +83,7 @@ func TestRBAC(t *testing.T) {
 		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "b", EnvFrom: envFrom("web", "missing")}}}}}}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Data: map[string]string{"A": "1"}}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Data: map[string][]byte{"B": []byte("2")}}
-	client := fake.NewClientset(web, broken, cm, secret)
-	controllertest.InstallAPISemantics(client)
+	client := controllertest.NewClientset(web, broken, cm, secret)
 
 	o, err := parseOptions([]string{"--leader-elect-resource-namespace=ctrlkit-system", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, io.Discard)
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"k8s.io/client-go/informers"
@@ -24,13 +23,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := o.RESTConfig(component)
+	client, err := o.Client(component)
 	if err != nil {
 		return err
-	}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("creating the client: %w", err)
 	}
 	mgr, stop, err := newManager(ctx, o, client)
 	if err != nil {

@@ -1,0 +1,158 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"github.com/prometheus/client_golang/prometheus"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/controllertest"
+)
+
+// TestReconcileTimeFollowsTheClock checks the reconcile time histogram
+// measures on Options.Clock: the sum is exactly the fake time each
+// Reconcile let pass.
+func TestReconcileTimeFollowsTheClock(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	steps := []time.Duration{1500 * time.Millisecond, 250 * time.Millisecond}
+	n := 0
+	c, err := controller.New("timed", controller.ReconcilerFunc[string](func(context.Context, string) (controller.Result, error) {
+		clk.Step(steps[n])
+		n++
+		return controller.Result{}, nil
+	}), controller.Options[string]{Registry: reg, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Queue().ShutDown()
+	clk.Step(time.Hour) // time before the reconcile must not count
+	for _, key := range []string{"a", "b"} {
+		c.Queue().Add(key)
+		if !c.ProcessNextReady(context.Background()) {
+			t.Fatalf("no key %q to process", key)
+		}
+	}
+	count, sum := histogram(t, reg, "controller_runtime_reconcile_time_seconds", "timed")
+	if count != 2 || sum != 1.75 {
+		t.Errorf("reconcile time count %d sum %v, want 2 and 1.75", count, sum)
+	}
+	if got := metricValue(t, reg, "controller_runtime_active_workers", map[string]string{"controller": "timed"}); got != 0 {
+		t.Errorf("active workers after the reconciles = %v, want 0", got)
+	}
+}
+
+// histogram returns the sample count and sum of the series name{controller}.
+func histogram(t *testing.T, reg prometheus.Gatherer, name, ctrl string) (uint64, float64) {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == ctrl {
+					return m.GetHistogram().GetSampleCount(), m.GetHistogram().GetSampleSum()
+				}
+			}
+		}
+	}
+	t.Fatalf("no series %s{controller=%q}", name, ctrl)
+	return 0, 0
+}
+
+// TestConcurrentLogsOfOneReconcileShareItsID logs from several goroutines
+// of one reconcile at once: the reconcile ID, made on the first log, must
+// be the same on every line.
+func TestConcurrentLogsOfOneReconcileShareItsID(t *testing.T) {
+	var mu sync.Mutex
+	var ids []string
+	logger := funcr.New(func(_, args string) {
+		mu.Lock()
+		ids = append(ids, reconcileID(args))
+		mu.Unlock()
+	}, funcr.Options{})
+	const loggers = 8
+	c, err := controller.New("concurrent", controller.ReconcilerFunc[string](func(ctx context.Context, _ string) (controller.Result, error) {
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for range loggers {
+			wg.Go(func() {
+				<-start
+				logr.FromContextOrDiscard(ctx).Info("hello")
+			})
+		}
+		close(start)
+		wg.Wait()
+		return controller.Result{}, nil
+	}), controller.Options[string]{Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Queue().ShutDown()
+	c.Queue().Add("k")
+	c.ProcessNextReady(context.Background())
+	if len(ids) != loggers {
+		t.Fatalf("logged %d lines, want %d", len(ids), loggers)
+	}
+	for _, id := range ids {
+		if id == "" || id != ids[0] {
+			t.Fatalf("reconcile IDs %q, want one UUID on every line", ids)
+		}
+	}
+}
+
+// TestRetainedReconcileContextsStayTheirOwn keeps the context of more
+// reconciles than a worker allocates at once, and logs through each after
+// all have finished: contexts come from batches but are never reused, so
+// each still carries its own key and values.
+func TestRetainedReconcileContextsStayTheirOwn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var lines []string
+		logger := funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{})
+		kept := map[string]context.Context{}
+		c, err := controller.New("retain", controller.ReconcilerFunc[string](func(ctx context.Context, key string) (controller.Result, error) {
+			kept[key] = ctx
+			return controller.Result{}, nil
+		}), controller.Options[string]{Logger: logger})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := controllertest.New(t)
+		env.Start(c)
+		const n = 150
+		for i := range n {
+			c.Queue().Add(fmt.Sprintf("ns/k%03d", i))
+		}
+		env.Settle()
+		if len(kept) != n {
+			t.Fatalf("reconciled %d keys, want %d", len(kept), n)
+		}
+		ids := map[string]bool{}
+		for key, ctx := range kept {
+			lines = nil
+			logr.FromContextOrDiscard(ctx).Info("late", "tag", key)
+			if len(lines) != 1 || !strings.Contains(lines[0], `"key"="`+key+`"`) || !strings.Contains(lines[0], `"tag"="`+key+`"`) {
+				t.Fatalf("context of %s logged %q, want its own key", key, lines)
+			}
+			id := reconcileID(lines[0])
+			if id == "" || ids[id] {
+				t.Fatalf("context of %s has reconcile ID %q, want a fresh one", key, id)
+			}
+			ids[id] = true
+		}
+	})
+}

@@ -1,0 +1,93 @@
+package informer
+
+import (
+	"k8s.io/client-go/tools/cache"
+)
+
+// keyOf is the store's key function: "namespace/name", or the key a
+// tombstone carries.
+var keyOf = cache.DeletionHandlingMetaNamespaceKeyFunc
+
+// indexer is a cache.Indexer over a cache.ThreadSafeStore, as
+// cache.NewIndexer builds one. The informer uses the keyed methods of the
+// ThreadSafeStore directly, so an event's key is computed once, not once
+// per lookup and once per write.
+type indexer struct {
+	cache.ThreadSafeStore
+}
+
+var _ cache.Indexer = indexer{}
+
+func newIndexer(indexers cache.Indexers) indexer {
+	return indexer{cache.NewThreadSafeStore(indexers, cache.Indices{})}
+}
+
+func key(obj any) (string, error) {
+	k, err := keyOf(obj)
+	if err != nil {
+		return "", cache.KeyError{Obj: obj, Err: err}
+	}
+	return k, nil
+}
+
+// Add stores obj under its key.
+func (x indexer) Add(obj any) error {
+	k, err := key(obj)
+	if err != nil {
+		return err
+	}
+	x.ThreadSafeStore.Add(k, obj)
+	return nil
+}
+
+// Update stores obj under its key.
+func (x indexer) Update(obj any) error {
+	k, err := key(obj)
+	if err != nil {
+		return err
+	}
+	x.ThreadSafeStore.Update(k, obj)
+	return nil
+}
+
+// Delete removes the object stored under obj's key.
+func (x indexer) Delete(obj any) error {
+	k, err := key(obj)
+	if err != nil {
+		return err
+	}
+	x.ThreadSafeStore.Delete(k)
+	return nil
+}
+
+// Get returns the object stored under obj's key.
+func (x indexer) Get(obj any) (item any, exists bool, err error) {
+	k, err := key(obj)
+	if err != nil {
+		return nil, false, err
+	}
+	return x.GetByKey(k)
+}
+
+// GetByKey returns the object stored under key.
+func (x indexer) GetByKey(key string) (item any, exists bool, err error) {
+	item, exists = x.ThreadSafeStore.Get(key)
+	return item, exists, nil
+}
+
+// Replace makes list the store's content.
+func (x indexer) Replace(list []any, resourceVersion string) error {
+	items := make(map[string]any, len(list))
+	for _, obj := range list {
+		k, err := key(obj)
+		if err != nil {
+			return err
+		}
+		items[k] = obj
+	}
+	x.ThreadSafeStore.Replace(items, resourceVersion)
+	return nil
+}
+
+// Resync does nothing: the informer's resyncs are its own.
+func (x indexer) Resync() error { return nil }
