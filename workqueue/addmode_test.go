@@ -1,7 +1,6 @@
 package workqueue
 
 import (
-	"fmt"
 	"sync"
 	"testing"
 )
@@ -57,66 +56,18 @@ func TestProbeFindingTheLockTakenSwitchesToTrying(t *testing.T) {
 	}
 }
 
-// Trying Adds go back to Lock after quietLimit of them in a row found the
-// lock free.
-func TestTryingAddsReturnToLockWhenQuiet(t *testing.T) {
+// Once Adds contend they keep trying the lock, however many then find it
+// free: contention recurs (see addmode.go).
+func TestTryingAddsStayTrying(t *testing.T) {
 	q, _ := newTestQueue(t, Options[string]{})
 	q.addMode.Store(addTry)
-	for i := range quietLimit - 1 {
+	for range 4 * probeEvery {
 		q.Add("k")
-		if got := q.addMode.Load(); got != addTry {
-			t.Fatalf("mode after %d quiet Adds = %d, want addTry until quietLimit", i+1, got)
-		}
 	}
-	q.Add("k")
-	if got := q.addMode.Load(); got != addLock {
-		t.Fatalf("mode after quietLimit quiet Adds = %d, want addLock", got)
-	}
-}
-
-// postBatch posts keys while the lock is held by the test and one Add
-// waits for it, then releases the lock so the batch is applied.
-func postBatch(t *testing.T, q *Queue[string], keys []string) {
-	t.Helper()
-	q.mu.Lock()
-	var adds sync.WaitGroup
-	adds.Go(func() { q.Add("waiter") })
-	waitFor(t, "an Add to wait for the lock", func() bool { return q.addsWaiting.Load() == 1 })
-	for _, k := range keys {
-		q.Add(k)
-	}
-	if !q.posted.pendingLocked() {
-		t.Fatal("Adds made while another Add waits did not post")
-	}
-	q.unlock()
-	adds.Wait()
-}
-
-// Posted adds that are mostly new keys send Adds back to Lock, with a
-// longer wait before the next probe; posted repeats of queued keys keep
-// Adds trying the lock.
-func TestPostedNewKeysStopPosting(t *testing.T) {
-	keys := make([]string, judgeBatch)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("k%d", i)
-	}
-
-	q, _ := newTestQueue(t, Options[string]{})
-	q.addMode.Store(addTry)
-	postBatch(t, q, keys) // all new
-	if got := q.addMode.Load(); got != addLock {
-		t.Fatalf("mode after %d posted new keys = %d, want addLock", judgeBatch, got)
-	}
-	if q.addsToProbe != probeBackoff {
-		t.Fatalf("addsToProbe = %d, want probeBackoff (%d)", q.addsToProbe, probeBackoff)
-	}
-
-	q.addMode.Store(addTry)
-	postBatch(t, q, keys) // all queued already: they coalesce
 	if got := q.addMode.Load(); got != addTry {
-		t.Fatalf("mode after %d posted repeats = %d, want addTry", judgeBatch, got)
+		t.Fatalf("mode after quiet Adds = %d, want addTry", got)
 	}
-	if got := q.Len(); got != judgeBatch+1 {
-		t.Fatalf("Len = %d, want %d", got, judgeBatch+1)
+	if got := q.Len(); got != 1 {
+		t.Fatalf("Len = %d, want 1", got)
 	}
 }

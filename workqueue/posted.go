@@ -140,19 +140,14 @@ func (q *Queue[T]) applyPostedAfterUnlock() {
 
 // applyPostedLocked applies the posted adds, oldest first.
 func (q *Queue[T]) applyPostedLocked() {
-	applied, keys := 0, len(q.entries)
 	for q.posted.pendingLocked() {
 		key, ok := q.posted.take()
 		if !ok {
-			break
+			return
 		}
-		applied++
 		if !q.shuttingDown {
 			q.addReadyLocked(key, PriorityNormal)
 		}
-	}
-	if applied > 0 {
-		q.appliedPostedLocked(applied, len(q.entries)-keys)
 	}
 }
 
@@ -170,7 +165,6 @@ func (q *Queue[T]) addContended(key T, mode int32) {
 		q.addsWaiting.Add(1)
 		q.lock()
 		q.addsWaiting.Add(-1)
-		q.quietAdds = 0
 		if !q.shuttingDown {
 			q.addReadyLocked(key, PriorityNormal)
 		}

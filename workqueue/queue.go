@@ -61,9 +61,6 @@ type Queue[T comparable] struct {
 	addsWaiting atomic.Int32 // Adds blocked in lock
 	addMode     atomic.Int32 // how Add takes the lock (see addmode.go)
 	addsToProbe int          // Adds until the next probe; under mu
-	quietAdds   int          // tried Adds in a row that found the lock free; under mu
-	postedAdds  int          // posted adds applied since last judged; under mu
-	freshAdds   int          // of those, keys new to the queue; under mu
 	posted      postedRing[T]
 }
 
