@@ -149,25 +149,28 @@ func (q *Queue[T]) applyPostedLocked() {
 			q.addReadyLocked(key, PriorityNormal)
 		}
 	}
+	q.noteBacklogLocked()
 }
 
 // addContended is Add when the lock is taken. The first Add to find it
 // taken waits for it as usual: with one producer, waiting (the mutex spins
 // briefly) is cheaper than handing each key to another CPU through the
 // ring. Adds that find another Add already waiting post their key, or wait
-// too when the ring is full.
+// too when the ring is full or the backlog deep (see noteBacklogLocked).
 func (q *Queue[T]) addContended(key T, mode int32) {
 	postAll := mode == addPostAll
 	if !postAll {
 		q.sawContention()
 	}
-	if (!postAll && q.addsWaiting.Load() == 0) || !q.posted.post(key) {
+	wait := !postAll && (q.addsWaiting.Load() == 0 || q.deepBacklog.Load())
+	if wait || !q.posted.post(key) {
 		q.addsWaiting.Add(1)
 		q.lock()
 		q.addsWaiting.Add(-1)
 		if !q.shuttingDown {
 			q.addReadyLocked(key, PriorityNormal)
 		}
+		q.noteBacklogLocked()
 		q.unlock()
 		return
 	}

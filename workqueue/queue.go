@@ -60,6 +60,7 @@ type Queue[T comparable] struct {
 	parking     atomic.Int32
 	addsWaiting atomic.Int32 // Adds blocked in lock
 	addMode     atomic.Int32 // how Add takes the lock (see addmode.go)
+	deepBacklog atomic.Bool  // Adds wait rather than post (see addmode.go)
 	addsToProbe int          // Adds until the next probe; under mu
 	posted      postedRing[T]
 }
