@@ -11,19 +11,18 @@ func (q *Queue[T]) Add(key T) {
 		q.addTrying(key, mode) // see addmode.go
 		return
 	}
-	q.mu.Lock() // lock and unlock by hand: see lockedPath in posted.go
-	if q.posted.pendingLocked() {
-		q.applyPostedLocked()
-	}
+	// Lock and unlock by hand (see lockedPath in posted.go). No posted adds
+	// to apply first: in addLock, none was made before this Add began (see
+	// mayHavePosted), and any made since are concurrent with it.
+	q.mu.Lock()
 	if !q.shuttingDown {
 		q.addReadyLocked(key, PriorityNormal)
 	}
 	if q.addsToProbe--; q.addsToProbe <= 0 {
 		q.probeAddsLocked()
 	}
-	head := q.posted.headOwned
 	q.mu.Unlock()
-	if q.posted.tail.Load() != head {
+	if q.mayHavePosted() && q.posted.pending() {
 		q.applyPostedAfterUnlock()
 	}
 }

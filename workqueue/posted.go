@@ -82,6 +82,10 @@ func (r *postedRing[T]) post(key T) bool {
 // head is its own: one shared load.
 func (r *postedRing[T]) pendingLocked() bool { return r.tail.Load() != r.headOwned }
 
+// pending reports whether a slot has been reserved and not yet applied;
+// for callers that do not hold the lock.
+func (r *postedRing[T]) pending() bool { return r.tail.Load() != r.head.Load() }
+
 // written reports whether a published key awaits the consumer. A slot
 // reserved but not yet published does not count: its producer checks the
 // lock after publishing it.
@@ -107,10 +111,17 @@ func (r *postedRing[T]) take() (key T, ok bool) {
 // code, and a call on each side of every Add, Get and Done costs the
 // single-goroutine cycle about 10 ns; so those three spell them out.
 
+// mayHavePosted reports whether any Add may have posted. An Add sets
+// addTry (sawContention) before it posts, and addTry, once set, stays; so
+// while it is not set the ring is empty, and the checks around the lock
+// cost one load instead of two on each side (benchmark d never leaves
+// addLock).
+func (q *Queue[T]) mayHavePosted() bool { return q.addMode.Load() >= addTry }
+
 // lock takes the queue's lock and applies posted adds.
 func (q *Queue[T]) lock() {
 	q.mu.Lock()
-	if q.posted.pendingLocked() {
+	if q.mayHavePosted() && q.posted.pendingLocked() {
 		q.applyPostedLocked()
 	}
 }
@@ -118,11 +129,8 @@ func (q *Queue[T]) lock() {
 // unlock releases the queue's lock, then applies adds posted meanwhile if
 // the lock is free (see the comment at the top).
 func (q *Queue[T]) unlock() {
-	// head only grows up to tail: if tail is still where head was, nothing
-	// is pending, whoever holds the lock now.
-	head := q.posted.headOwned
 	q.mu.Unlock()
-	if q.posted.tail.Load() != head {
+	if q.mayHavePosted() && q.posted.pending() {
 		q.applyPostedAfterUnlock()
 	}
 }

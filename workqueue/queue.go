@@ -121,9 +121,36 @@ func (q *Queue[T]) Get() (key T, shutdown bool) {
 // GetWithPriority is Get that also returns the priority key was served at.
 func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
 	q.mu.Lock() // lock and unlock by hand: see lockedPath in posted.go
-	if q.posted.pendingLocked() {
+	if q.mayHavePosted() && q.posted.pendingLocked() {
 		q.applyPostedLocked()
 	}
+	if q.ready.count == 0 && !q.waitReadyLocked() {
+		q.unlock()
+		return key, 0, true
+	}
+	n := q.ready.pop()
+	node := &q.ready.nodes[n]
+	node.state = nodeInFlight
+	key, priority = node.key, int(node.prio)
+	q.inFlight++
+	if q.metrics != nil {
+		now := q.now()
+		q.metrics.handedOut(key, node.readyAt, now)
+		if q.inFlight == 1 {
+			q.timerNeededLocked(now + unfinishedWorkPeriod)
+		}
+	}
+	q.mu.Unlock()
+	if q.mayHavePosted() && q.posted.pending() {
+		q.applyPostedAfterUnlock()
+	}
+	return key, priority, false
+}
+
+// waitReadyLocked waits until a key is ready, or reports false once the
+// queue is shut down with none ready. Out of Get's line: Get's common path
+// does not wait.
+func (q *Queue[T]) waitReadyLocked() bool {
 	for q.ready.count == 0 && !q.shuttingDown {
 		// Cond.Wait releases the lock without unlock's check for posted
 		// adds: count this Get in parking first, so that a producer posting
@@ -143,28 +170,7 @@ func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
 		}
 		q.applyPostedLocked()
 	}
-	if q.ready.count == 0 {
-		q.unlock()
-		return key, 0, true
-	}
-	n := q.ready.pop()
-	node := &q.ready.nodes[n]
-	node.state = nodeInFlight
-	key, priority = node.key, int(node.prio)
-	q.inFlight++
-	if q.metrics != nil {
-		now := q.now()
-		q.metrics.handedOut(key, node.readyAt, now)
-		if q.inFlight == 1 {
-			q.timerNeededLocked(now + unfinishedWorkPeriod)
-		}
-	}
-	head := q.posted.headOwned
-	q.mu.Unlock()
-	if q.posted.tail.Load() != head {
-		q.applyPostedAfterUnlock()
-	}
-	return key, priority, false
+	return q.ready.count > 0
 }
 
 // Done marks key as processed. If key was added again meanwhile, it becomes
@@ -177,9 +183,8 @@ func (q *Queue[T]) Done(key T) {
 	// other keys are untouched; the unlock below applies them.
 	q.mu.Lock()
 	q.doneLocked(key)
-	head := q.posted.headOwned
 	q.mu.Unlock()
-	if q.posted.tail.Load() != head {
+	if q.mayHavePosted() && q.posted.pending() {
 		q.applyPostedAfterUnlock()
 	}
 }
