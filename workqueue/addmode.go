@@ -68,7 +68,7 @@ const deepBacklogKeys = 16 * 1024
 // 200,000 distinct keys (benchmark c) posting without a limit allocated 2.3
 // to 3.7 times the bytes of the plain lock, and the bytes followed the
 // peak of live nodes, not arena releases (0 to 5 per run either way). With
-// this limit: 20 to 21 MB per op against 14 to 19 MB (5 to 6 runs each);
+// this limit: 20 to 25 MB per op against 14 to 19 MB (medians of 5 or 6);
 // the backlog still peaks higher than with the plain lock (39k to 91k live
 // nodes against 15k to 28k in one instrumented series), though 85% of the
 // Adds then took the free lock at once: why is not understood yet. Only
