@@ -1,7 +1,6 @@
 package workqueue
 
 import (
-	"runtime"
 	"sync/atomic"
 )
 
@@ -13,21 +12,25 @@ import (
 // goroutine park and wake-up, into a slot write, and the holder applies a
 // batch in one critical section.
 //
-// Why a posted add is never lost or reordered:
-//   - Posters publish in the order they reserved slots (post waits for
-//     earlier posters to publish first), so once an Add returns, its key
-//     and every key posted before it are published.
-//   - Every operation that takes the lock applies the published keys first
+// Why a posted add is never lost:
+//   - A poster writes its key into the slot it reserved, marks the slot
+//     written and counts it in unapplied, all before it returns. The lock
+//     holder applies every written slot between head and tail, skipping
+//     slots reserved but not yet written: those Adds have not returned, so
+//     they are concurrent with everything the holder does and have no place
+//     in its order. So once an Add returns, its key is applied by the next
+//     operation that takes the lock.
+//   - Every operation that takes the lock applies the written keys first
 //     (lock), so an Add followed by any other call, from the same goroutine
-//     or one it synchronised with, sees the add applied, in order. (Done
-//     is the exception that proves it: see Done.)
-//   - A poster publishes its slot and then tries the lock. If that fails,
-//     the lock was held at the time; the holder checks the ring after
+//     or one it synchronised with, sees the add applied. (Done is the
+//     exception that proves it: see Done.)
+//   - A poster writes its slot and then tries the lock. If that fails, the
+//     lock was held at the time; the holder checks unapplied after
 //     unlocking (unlock), and so on down the chain of holders.
 //   - The one holder that releases the lock without going through unlock is
 //     a Get parking in Cond.Wait. It counts itself in parking and applies
 //     the ring before it waits; a poster that sees parking > 0 after
-//     publishing takes the lock (blocking) and applies the ring itself.
+//     writing takes the lock (blocking) and applies the ring itself.
 //     Both sides use sequentially consistent atomics, so at least one of
 //     them sees the other.
 // When the ring is full, Add takes the lock as usual.
@@ -38,26 +41,27 @@ const postedSlots = 256
 
 // postedRing is a bounded multi-producer, single-consumer ring (producers:
 // Add; consumer: the lock holder). Positions grow forever; slot pos%size
-// holds position pos. A producer reserves pos (tail), writes the key, and
-// publishes it (published: every position below it is written) once the
-// positions before it are published. The consumer takes positions below
-// published and advances head, which frees the slot for the next lap.
+// holds position pos. A producer reserves pos (tail), writes the key and
+// marks the slot written (its state becomes 2*pos+1). The consumer applies
+// written slots in position order, skipping unwritten ones, marks each
+// applied (2*pos+2), and advances head over applied slots only, which frees
+// them for the next lap: a producer reserves pos only while pos-head is
+// under the ring's size, so the slot's previous lap has been applied.
 type postedRing[T comparable] struct {
 	tail      atomic.Uint64 // next position to reserve
-	published atomic.Uint64 // positions below are written
+	unapplied atomic.Int64  // slots written and not yet applied
 	_         [48]byte      // producers' line apart from the consumer's
-	head      atomic.Uint64 // next position to apply; written under the lock
+	head      atomic.Uint64 // first position not yet applied; written under the lock
 	// headOwned is head, read by the lock holder without an atomic load.
 	headOwned uint64
 	_         [48]byte
+	state     [postedSlots]atomic.Uint64
 	slots     [postedSlots]T
 }
 
-// post writes key into a free slot and publishes it; false means the ring
-// is full. A producer stopped between reserving and publishing holds up
-// the ones after it (they yield until it publishes): the price of order.
-// Had they returned, a key of theirs could be applied after a later
-// operation (found by FuzzQueue: a key handed out twice for one add).
+// post writes key into a free slot; false means the ring is full. It never
+// waits for other producers: one stopped between reserving and writing
+// holds up nobody (the consumer skips its slot until it is written).
 func (r *postedRing[T]) post(key T) bool {
 	pos := r.tail.Load()
 	for {
@@ -69,12 +73,15 @@ func (r *postedRing[T]) post(key T) bool {
 		}
 		pos = r.tail.Load()
 	}
-	r.slots[pos%postedSlots] = key
-	for r.published.Load() != pos {
-		runtime.Gosched()
-	}
-	r.published.Store(pos + 1)
+	r.write(pos, key)
 	return true
+}
+
+// write fills the reserved position pos with key and marks it written.
+func (r *postedRing[T]) write(pos uint64, key T) {
+	r.slots[pos%postedSlots] = key
+	r.state[pos%postedSlots].Store(2*pos + 1)
+	r.unapplied.Add(1)
 }
 
 // pendingLocked reports whether a slot has been reserved and not yet
@@ -86,25 +93,37 @@ func (r *postedRing[T]) pendingLocked() bool { return r.tail.Load() != r.headOwn
 // for callers that do not hold the lock.
 func (r *postedRing[T]) pending() bool { return r.tail.Load() != r.head.Load() }
 
-// written reports whether a published key awaits the consumer. A slot
-// reserved but not yet published does not count: its producer checks the
-// lock after publishing it.
-func (r *postedRing[T]) written() bool { return r.published.Load() != r.head.Load() }
+// written reports whether a written key awaits the consumer. A slot
+// reserved but not yet written does not count: its producer checks the
+// lock after writing it.
+func (r *postedRing[T]) written() bool { return r.unapplied.Load() > 0 }
 
-// take returns the oldest published key, if any. The caller holds the
-// queue's lock.
-func (r *postedRing[T]) take() (key T, ok bool) {
-	pos := r.headOwned
-	if pos == r.published.Load() {
-		return key, false
-	}
-	s := &r.slots[pos%postedSlots]
-	key = *s
+// takeAll hands every written, unapplied key between head and tail to
+// apply, in position order, and advances head over the applied prefix.
+// The caller holds the queue's lock.
+func (r *postedRing[T]) takeAll(apply func(T)) {
+	tail := r.tail.Load()
 	var zero T
-	*s = zero // do not keep the key reachable
-	r.head.Store(pos + 1)
-	r.headOwned = pos + 1
-	return key, true
+	for pos := r.headOwned; pos != tail; pos++ {
+		st := &r.state[pos%postedSlots]
+		if st.Load() != 2*pos+1 {
+			continue // not written yet, or already applied
+		}
+		s := &r.slots[pos%postedSlots]
+		key := *s
+		*s = zero // do not keep the key reachable
+		st.Store(2*pos + 2)
+		r.unapplied.Add(-1)
+		apply(key)
+	}
+	head := r.headOwned
+	for head != tail && r.state[head%postedSlots].Load() == 2*head+2 {
+		head++
+	}
+	if head != r.headOwned {
+		r.headOwned = head
+		r.head.Store(head)
+	}
 }
 
 // lockedPath: the compiler does not inline lock and unlock into generic
@@ -146,18 +165,16 @@ func (q *Queue[T]) applyPostedAfterUnlock() {
 	}
 }
 
-// applyPostedLocked applies the posted adds, oldest first.
+// applyPostedLocked applies the written posted adds, oldest first.
 func (q *Queue[T]) applyPostedLocked() {
-	for q.posted.pendingLocked() {
-		key, ok := q.posted.take()
-		if !ok {
-			return
-		}
-		if !q.shuttingDown {
-			q.addReadyLocked(key, PriorityNormal)
-		}
-	}
+	q.posted.takeAll(q.applyPostedKeyLocked)
 	q.noteBacklogLocked()
+}
+
+func (q *Queue[T]) applyPostedKeyLocked(key T) {
+	if !q.shuttingDown {
+		q.addReadyLocked(key, PriorityNormal)
+	}
 }
 
 // addContended is Add when the lock is taken. The first Add to find it
