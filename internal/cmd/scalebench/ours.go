@@ -80,6 +80,12 @@ func startOurs(ctx context.Context, base *rest.Config, cfg config) (*runningCont
 
 	runCtx, cancel := context.WithCancel(ctx)
 	factory := informers.NewSharedInformerFactory(client, 0)
+	if cfg.leanInformers {
+		if err := deployment.UseLeanInformers(factory, ""); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
 	broadcaster := record.NewBroadcaster(record.WithContext(runCtx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: eventSource})
