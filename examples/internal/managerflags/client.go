@@ -29,28 +29,14 @@ func (o *Options) RESTConfig(userAgent string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// ManagerOptions converts the flags into the manager's options. client
+// ManagerOptions returns the manager's options from the flags. client
 // reads and writes the Lease; recorder, if not nil, records leadership
 // events on it.
 func (o *Options) ManagerOptions(client kubernetes.Interface, recorder record.EventRecorder) manager.Options {
-	opts := manager.Options{
-		MetricsAddr:     bindAddress(o.MetricsBindAddress),
-		HealthProbeAddr: bindAddress(o.HealthProbeBindAddress),
-	}
-	if o.LeaderElect {
-		opts.LeaderElection = manager.LeaderElection{
-			Enabled:         true,
-			Client:          client,
-			Namespace:       o.LeaderElectResourceNamespace,
-			Name:            o.LeaderElectResourceName,
-			LeaseDuration:   o.LeaderElectLeaseDuration,
-			RenewDeadline:   o.LeaderElectRenewDeadline,
-			RetryPeriod:     o.LeaderElectRetryPeriod,
-			ReleaseOnCancel: true,
-		}
-		if recorder != nil {
-			opts.LeaderElection.EventRecorder = recorder
-		}
+	opts := o.Manager
+	opts.LeaderElection.Client = client
+	if recorder != nil {
+		opts.LeaderElection.EventRecorder = recorder
 	}
 	return opts
 }
