@@ -41,7 +41,7 @@ func (c *Controller[K]) ProcessNextReady(ctx context.Context) bool {
 	if c.queue.Len() == 0 || c.queue.ShuttingDown() {
 		return false
 	}
-	return c.processNext(newReconcileParent[K](ctx, c.log, 1))
+	return c.processNext(newReconcileParent[K](ctx, c.log))
 }
 
 // reconcileAndApply runs one Reconcile and applies the error policy.

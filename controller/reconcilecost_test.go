@@ -115,10 +115,9 @@ func TestConcurrentLogsOfOneReconcileShareItsID(t *testing.T) {
 	}
 }
 
-// TestRetainedReconcileContextsStayTheirOwn keeps the context of more
-// reconciles than a worker allocates at once, and logs through each after
-// all have finished: contexts come from batches but are never reused, so
-// each still carries its own key and values.
+// TestRetainedReconcileContextsStayTheirOwn keeps the context of many
+// reconciles of one worker, and logs through each after all have finished:
+// contexts are never reused, so each still carries its own key and values.
 func TestRetainedReconcileContextsStayTheirOwn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var lines []string
