@@ -32,8 +32,7 @@ func defaultControllerRateLimiter[T comparable](clk clock.PassiveClock) TypedRat
 // TypedItemExponentialFailureRateLimiter delays a key baseDelay·2^n after its
 // n-th failure, capped at maxDelay. Forget resets the key.
 type TypedItemExponentialFailureRateLimiter[T comparable] struct {
-	mu        sync.Mutex
-	failures  map[T]int
+	failureCounts[T]
 	baseDelay time.Duration
 	maxDelay  time.Duration
 }
@@ -42,18 +41,15 @@ type TypedItemExponentialFailureRateLimiter[T comparable] struct {
 // backoff from baseDelay up to maxDelay.
 func NewTypedItemExponentialFailureRateLimiter[T comparable](baseDelay, maxDelay time.Duration) TypedRateLimiter[T] {
 	return &TypedItemExponentialFailureRateLimiter[T]{
-		failures:  make(map[T]int),
-		baseDelay: baseDelay,
-		maxDelay:  maxDelay,
+		failureCounts: newFailureCounts[T](),
+		baseDelay:     baseDelay,
+		maxDelay:      maxDelay,
 	}
 }
 
 // When returns key's next delay and counts one more failure.
 func (r *TypedItemExponentialFailureRateLimiter[T]) When(key T) time.Duration {
-	r.mu.Lock()
-	n := r.failures[key]
-	r.failures[key] = n + 1
-	r.mu.Unlock()
+	n := r.count(key) - 1
 
 	d := r.baseDelay
 	if d <= 0 {
@@ -68,25 +64,43 @@ func (r *TypedItemExponentialFailureRateLimiter[T]) When(key T) time.Duration {
 	return min(d, r.maxDelay)
 }
 
+// failureCounts counts each key's failures for the per-key limiters, which
+// get NumRequeues and Forget from it.
+type failureCounts[T comparable] struct {
+	mu       *sync.Mutex
+	failures map[T]int
+}
+
+func newFailureCounts[T comparable]() failureCounts[T] {
+	return failureCounts[T]{mu: new(sync.Mutex), failures: make(map[T]int)}
+}
+
+// count counts one more failure of key and returns the new count.
+func (c failureCounts[T]) count(key T) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failures[key]++
+	return c.failures[key]
+}
+
 // NumRequeues returns key's failure count.
-func (r *TypedItemExponentialFailureRateLimiter[T]) NumRequeues(key T) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.failures[key]
+func (c failureCounts[T]) NumRequeues(key T) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failures[key]
 }
 
 // Forget resets key.
-func (r *TypedItemExponentialFailureRateLimiter[T]) Forget(key T) {
-	r.mu.Lock()
-	delete(r.failures, key)
-	r.mu.Unlock()
+func (c failureCounts[T]) Forget(key T) {
+	c.mu.Lock()
+	delete(c.failures, key)
+	c.mu.Unlock()
 }
 
 // TypedItemFastSlowRateLimiter delays a key fastDelay for its first
 // maxFastAttempts failures and slowDelay after that.
 type TypedItemFastSlowRateLimiter[T comparable] struct {
-	mu              sync.Mutex
-	failures        map[T]int
+	failureCounts[T]
 	fastDelay       time.Duration
 	slowDelay       time.Duration
 	maxFastAttempts int
@@ -95,7 +109,7 @@ type TypedItemFastSlowRateLimiter[T comparable] struct {
 // NewTypedItemFastSlowRateLimiter returns a two-speed per-key limiter.
 func NewTypedItemFastSlowRateLimiter[T comparable](fastDelay, slowDelay time.Duration, maxFastAttempts int) TypedRateLimiter[T] {
 	return &TypedItemFastSlowRateLimiter[T]{
-		failures:        make(map[T]int),
+		failureCounts:   newFailureCounts[T](),
 		fastDelay:       fastDelay,
 		slowDelay:       slowDelay,
 		maxFastAttempts: maxFastAttempts,
@@ -104,28 +118,10 @@ func NewTypedItemFastSlowRateLimiter[T comparable](fastDelay, slowDelay time.Dur
 
 // When returns key's next delay and counts one more failure.
 func (r *TypedItemFastSlowRateLimiter[T]) When(key T) time.Duration {
-	r.mu.Lock()
-	n := r.failures[key] + 1
-	r.failures[key] = n
-	r.mu.Unlock()
-	if n <= r.maxFastAttempts {
+	if r.count(key) <= r.maxFastAttempts {
 		return r.fastDelay
 	}
 	return r.slowDelay
-}
-
-// NumRequeues returns key's failure count.
-func (r *TypedItemFastSlowRateLimiter[T]) NumRequeues(key T) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.failures[key]
-}
-
-// Forget resets key.
-func (r *TypedItemFastSlowRateLimiter[T]) Forget(key T) {
-	r.mu.Lock()
-	delete(r.failures, key)
-	r.mu.Unlock()
 }
 
 // TypedMaxOfRateLimiter asks every limiter and returns the longest delay.
