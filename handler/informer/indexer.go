@@ -8,18 +8,18 @@ import (
 // tombstone carries.
 var keyOf = cache.DeletionHandlingMetaNamespaceKeyFunc
 
-// indexer is a cache.Indexer over a cache.ThreadSafeStore, as
-// cache.NewIndexer builds one. The informer uses the keyed methods of the
-// ThreadSafeStore directly, so an event's key is computed once, not once
-// per lookup and once per write.
+// indexer is a cache.Indexer over the informer's objects, as
+// cache.NewIndexer builds one over a cache.ThreadSafeStore. The informer
+// uses the keyed methods of objects directly, so an event's key is computed
+// once, not once per lookup and once per write.
 type indexer struct {
-	cache.ThreadSafeStore
+	*objects
 }
 
 var _ cache.Indexer = indexer{}
 
 func newIndexer(indexers cache.Indexers) indexer {
-	return indexer{cache.NewThreadSafeStore(indexers, cache.Indices{})}
+	return indexer{newObjects(indexers)}
 }
 
 func key(obj any) (string, error) {
@@ -36,7 +36,7 @@ func (x indexer) Add(obj any) error {
 	if err != nil {
 		return err
 	}
-	x.ThreadSafeStore.Add(k, obj)
+	x.objects.Add(k, obj)
 	return nil
 }
 
@@ -46,17 +46,18 @@ func (x indexer) Update(obj any) error {
 	if err != nil {
 		return err
 	}
-	x.ThreadSafeStore.Update(k, obj)
+	x.objects.Update(k, obj)
 	return nil
 }
 
-// Delete removes the object stored under obj's key.
+// Delete removes the object stored under obj's key; obj's resource version
+// becomes the store's, as in client-go.
 func (x indexer) Delete(obj any) error {
 	k, err := key(obj)
 	if err != nil {
 		return err
 	}
-	x.ThreadSafeStore.Delete(k)
+	x.objects.DeleteWithObject(k, obj)
 	return nil
 }
 
@@ -71,7 +72,7 @@ func (x indexer) Get(obj any) (item any, exists bool, err error) {
 
 // GetByKey returns the object stored under key.
 func (x indexer) GetByKey(key string) (item any, exists bool, err error) {
-	item, exists = x.ThreadSafeStore.Get(key)
+	item, exists = x.objects.Get(key)
 	return item, exists, nil
 }
 
@@ -85,7 +86,7 @@ func (x indexer) Replace(list []any, resourceVersion string) error {
 		}
 		items[k] = obj
 	}
-	x.ThreadSafeStore.Replace(items, resourceVersion)
+	x.objects.Replace(items, resourceVersion)
 	return nil
 }
 

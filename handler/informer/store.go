@@ -50,8 +50,7 @@ func (s *store) upsert(obj any) error {
 	if err != nil {
 		return err
 	}
-	old, exists := s.indexer.ThreadSafeStore.Get(k)
-	s.indexer.ThreadSafeStore.Update(k, obj)
+	old, exists := s.indexer.swap(k, obj)
 	for _, r := range s.handlers {
 		if exists {
 			r.handler.OnUpdate(old, obj)
@@ -105,18 +104,18 @@ func (s *store) Replace(list []any, resourceVersion string) error {
 			return err
 		}
 		items[k] = obj
-		olds[n], _ = s.indexer.ThreadSafeStore.Get(k)
+		olds[n], _ = s.indexer.objects.Get(k)
 	}
 	var gone []cache.DeletedFinalStateUnknown
 	for _, k := range s.indexer.ListKeys() {
 		if _, listed := items[k]; listed {
 			continue
 		}
-		if old, exists := s.indexer.ThreadSafeStore.Get(k); exists {
+		if old, exists := s.indexer.objects.Get(k); exists {
 			gone = append(gone, cache.DeletedFinalStateUnknown{Key: k, Obj: old})
 		}
 	}
-	s.indexer.ThreadSafeStore.Replace(items, resourceVersion)
+	s.indexer.objects.Replace(items, resourceVersion)
 
 	for _, tombstone := range gone {
 		for _, r := range s.handlers {
