@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -69,10 +70,14 @@ func (r *TypedItemExponentialFailureRateLimiter[T]) When(key T) time.Duration {
 type failureCounts[T comparable] struct {
 	mu       *sync.Mutex
 	failures map[T]int
+	// tracked mirrors len(failures). A controller calls Forget after
+	// every successful reconcile, and most keys never failed: while none
+	// is counted, Forget and NumRequeues skip the lock and the map.
+	tracked *atomic.Int64
 }
 
 func newFailureCounts[T comparable]() failureCounts[T] {
-	return failureCounts[T]{mu: new(sync.Mutex), failures: make(map[T]int)}
+	return failureCounts[T]{mu: new(sync.Mutex), failures: make(map[T]int), tracked: new(atomic.Int64)}
 }
 
 // count counts one more failure of key and returns the new count.
@@ -80,11 +85,15 @@ func (c failureCounts[T]) count(key T) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.failures[key]++
+	c.tracked.Store(int64(len(c.failures)))
 	return c.failures[key]
 }
 
 // NumRequeues returns key's failure count.
 func (c failureCounts[T]) NumRequeues(key T) int {
+	if c.tracked.Load() == 0 {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.failures[key]
@@ -92,8 +101,12 @@ func (c failureCounts[T]) NumRequeues(key T) int {
 
 // Forget resets key.
 func (c failureCounts[T]) Forget(key T) {
+	if c.tracked.Load() == 0 {
+		return
+	}
 	c.mu.Lock()
 	delete(c.failures, key)
+	c.tracked.Store(int64(len(c.failures)))
 	c.mu.Unlock()
 }
 
