@@ -53,7 +53,10 @@ type Controller[K comparable] struct {
 
 	synced   atomic.Bool
 	stopping atomic.Bool
-	inFlight atomic.Int32
+	// inFlight counts the reconciles running. It is allocated on its own:
+	// the metrics registry keeps it (as the active workers) and must not
+	// keep the whole controller alive.
+	inFlight *atomic.Int32
 }
 
 // watch is one informer the controller listens to.
@@ -96,6 +99,7 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 		log:                opts.Logger,
 		clock:              opts.Clock,
 		workers:            max(opts.Workers, 1),
+		inFlight:           new(atomic.Int32),
 		cacheSyncTimeout:   orDefault(opts.CacheSyncTimeout, DefaultCacheSyncTimeout),
 		reconcileTimeout:   opts.ReconcileTimeout,
 		shutdownTimeout:    orDefault(opts.ShutdownTimeout, DefaultShutdownTimeout),
@@ -111,7 +115,7 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 	}
 	c.epoch = c.clock.Now()
 	if opts.Registry != nil {
-		m, err := newMetrics(opts.Registry, name)
+		m, err := newMetrics(opts.Registry, name, c.inFlight)
 		if err != nil {
 			return nil, fmt.Errorf("controller %q: metrics: %w", name, err)
 		}

@@ -49,12 +49,8 @@ func (c *Controller[K]) reconcileAndApply(parent *reconcileParent[K], key K, pri
 	c.inFlight.Add(1)
 	defer c.inFlight.Add(-1)
 	if m := c.metrics; m != nil {
-		m.activeWorkers.Inc()
 		start := c.now()
-		defer func() {
-			m.reconcileTime.Observe(float64(c.now()-start) / 1e9)
-			m.activeWorkers.Dec()
-		}()
+		defer func() { m.reconcileTime.Observe(float64(c.now()-start) / 1e9) }()
 	}
 
 	ctx, log := withReconcileLogger(parent, key)
