@@ -33,7 +33,7 @@ type Handler[K comparable] struct {
 	// handler calls it directly: a key that never enters a slice needs no
 	// allocation of its own.
 	objectKey func(obj metav1.Object) K
-	predicate     Predicate
+	predicate Predicate
 }
 
 // WithPredicates returns a copy of h that only enqueues events every
