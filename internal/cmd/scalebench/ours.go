@@ -54,7 +54,8 @@ func (c *runningController) summary() string {
 				parts = append(parts, fmt.Sprintf("reconciles %s: %.0f", result, m.GetCounter().GetValue()))
 			case name == "workqueue_retries_total" || name == "workqueue_adds_total":
 				parts = append(parts, fmt.Sprintf("%s: %.0f", name, m.GetCounter().GetValue()))
-			case name == "controller_runtime_reconcile_time_seconds" || name == "workqueue_queue_duration_seconds":
+			case name == "controller_runtime_reconcile_time_seconds" || name == "workqueue_queue_duration_seconds" ||
+				name == "workqueue_work_duration_seconds":
 				if h := m.GetHistogram(); h.GetSampleCount() > 0 {
 					parts = append(parts, fmt.Sprintf("mean %s: %.1fms", name, 1000*h.GetSampleSum()/float64(h.GetSampleCount())))
 				}
