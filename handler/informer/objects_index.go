@@ -29,6 +29,13 @@ func (o *objects) Index(indexName string, obj any) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.isNativeLocked(indexName) && len(values) == 1 {
+		// Listers ask this way for a namespace's objects (see
+		// cache.ListAllByNamespace): hand them over without going
+		// through their keys.
+		inNamespace := o.byNamespace[values[0]]
+		return slices.AppendSeq(make([]any, 0, len(inNamespace)), maps.Values(inNamespace)), nil
+	}
 	keys := o.keysForValuesLocked(indexName, values)
 	list := make([]any, 0, len(keys))
 	for _, key := range keys {

@@ -40,17 +40,37 @@ type storePair struct {
 	t       *testing.T
 	ours    *objects
 	theirs  cache.ThreadSafeStore
-	rng     *rand.Rand
+	rng     chooser
 	rv      int
 	indexes []string
 }
 
+// chooser makes the random choices of a storePair: a seeded generator, or
+// a fuzzer's bytes.
+type chooser interface{ IntN(n int) int }
+
+// byteChooser chooses by the bytes of a fuzz input, then zeros.
+type byteChooser struct{ data []byte }
+
+func (b *byteChooser) IntN(n int) int {
+	if len(b.data) == 0 {
+		return 0
+	}
+	c := int(b.data[0]) % n
+	b.data = b.data[1:]
+	return c
+}
+
 func newStorePair(t *testing.T, seed uint64, indexers cache.Indexers) *storePair {
+	return newStorePairWith(t, rand.New(rand.NewPCG(seed, 1)), indexers)
+}
+
+func newStorePairWith(t *testing.T, rng chooser, indexers cache.Indexers) *storePair {
 	p := &storePair{
 		t:      t,
 		ours:   newObjects(indexers),
 		theirs: cache.NewThreadSafeStore(indexers, cache.Indices{}),
-		rng:    rand.New(rand.NewPCG(seed, 1)),
+		rng:    rng,
 	}
 	for name := range indexers {
 		p.indexes = append(p.indexes, name)
@@ -247,6 +267,29 @@ func TestObjectsBehaveAsClientGosStore(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzObjectsBehaveAsClientGosStore drives the comparison with a fuzzer's
+// bytes: the first picks the indexers, the rest the calls.
+func FuzzObjectsBehaveAsClientGosStore(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 1, 0, 5, 2, 1, 1, 14, 0, 0, 19, 3})
+	f.Add([]byte{1, 3, 2, 2, 1, 0, 16, 1, 7, 0, 13, 1, 7, 0, 19, 0})
+	f.Add([]byte{2, 0, 3, 0, 0, 1, 9, 3, 0, 2, 15, 3, 0})
+	indexerSets := []cache.Indexers{
+		{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, "app": byApp},
+		{cache.NamespaceIndex: ownNamespaceIndex, "app": byApp},
+		{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || len(data) > 512 {
+			return
+		}
+		choose := &byteChooser{data: data[1:]}
+		p := newStorePairWith(t, choose, indexerSets[int(data[0])%len(indexerSets)])
+		for len(choose.data) > 0 {
+			p.compare(p.step())
+		}
+	})
 }
 
 // TestObjectsAddIndexersIndexesStoredObjects: indexes added to a filled
