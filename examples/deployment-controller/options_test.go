@@ -24,8 +24,9 @@ func TestParseOptionsDefaultsAreKubeControllerManagers(t *testing.T) {
 	}
 	want := &options{
 		Options: managerflags.Options{
-			KubeAPIQPS:   20,
-			KubeAPIBurst: 30,
+			KubeAPIQPS:         20,
+			KubeAPIBurst:       30,
+			KubeAPIContentType: "application/vnd.kubernetes.protobuf",
 			Manager: manager.Options{
 				MetricsAddr:             ":8080",
 				HealthProbeAddr:         ":8081",
@@ -57,6 +58,7 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 		"--lean-informers=false",
 		"--kube-api-qps=200.5",
 		"--kube-api-burst=300",
+		"--kube-api-content-type=application/json",
 		"--leader-elect=false",
 		"--leader-elect-lease-duration=30s",
 		"--leader-elect-renew-deadline=20s",
@@ -71,10 +73,11 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 	}
 	want := &options{
 		Options: managerflags.Options{
-			Kubeconfig:   "/etc/kubeconfig",
-			Master:       "https://10.0.0.1:6443",
-			KubeAPIQPS:   200.5,
-			KubeAPIBurst: 300,
+			Kubeconfig:         "/etc/kubeconfig",
+			Master:             "https://10.0.0.1:6443",
+			KubeAPIQPS:         200.5,
+			KubeAPIBurst:       300,
+			KubeAPIContentType: "application/json",
 			Manager: manager.Options{
 				MetricsAddr:             "0",
 				HealthProbeAddr:         "127.0.0.1:9443",
@@ -110,6 +113,7 @@ func TestParseOptionsRejectsBadInput(t *testing.T) {
 		{[]string{"--concurrent-deployment-syncs=many"}, []string{"concurrent-deployment-syncs", "invalid value"}},
 		{[]string{"--concurrent-deployment-syncs=0"}, []string{"--concurrent-deployment-syncs must be at least 1, got 0"}},
 		{[]string{"--kube-api-qps=-1", "--kube-api-burst=0"}, []string{"--kube-api-qps must be positive", "--kube-api-burst must be at least 1"}},
+		{[]string{"--kube-api-content-type=text/yaml"}, []string{`--kube-api-content-type must be application/vnd.kubernetes.protobuf or application/json, got "text/yaml"`}},
 		{[]string{"--leader-elect-renew-deadline=20s"}, []string{"--leader-elect-renew-deadline (20s) must be positive and less than --leader-elect-lease-duration (15s)"}},
 		{[]string{"--leader-elect-retry-period=9s"}, []string{"--leader-elect-retry-period (9s)"}},
 		{[]string{"--leader-elect-resource-name="}, []string{"--leader-elect-resource-name must not be empty"}},

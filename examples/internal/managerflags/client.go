@@ -17,7 +17,7 @@ import (
 
 // RESTConfig loads the client configuration: from --kubeconfig and
 // --master, or in-cluster when both are empty, with the flags' rate limits
-// and userAgent.
+// and content type, and userAgent.
 func (o *Options) RESTConfig(userAgent string) (*rest.Config, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags(o.Master, o.Kubeconfig)
 	if err != nil {
@@ -25,6 +25,7 @@ func (o *Options) RESTConfig(userAgent string) (*rest.Config, error) {
 	}
 	cfg.QPS = float32(o.KubeAPIQPS)
 	cfg.Burst = o.KubeAPIBurst
+	cfg.ContentType = o.KubeAPIContentType
 	cfg = rest.AddUserAgent(cfg, userAgent)
 	return cfg, nil
 }

@@ -43,6 +43,9 @@ func TestRESTConfig(t *testing.T) {
 	if cfg.Host != "https://127.0.0.1:6443" || cfg.QPS != 20 || cfg.Burst != 30 || !strings.HasSuffix(cfg.UserAgent, "/tester") {
 		t.Errorf("config host %q qps %v burst %d agent %q; want the kubeconfig's server, 20, 30, tester", cfg.Host, cfg.QPS, cfg.Burst, cfg.UserAgent)
 	}
+	if cfg.ContentType != "application/vnd.kubernetes.protobuf" {
+		t.Errorf("content type %q, want protobuf, as kube-controller-manager", cfg.ContentType)
+	}
 
 	o.Master = "https://10.0.0.9:443"
 	if cfg, err = o.RESTConfig("tester"); err != nil || cfg.Host != "https://10.0.0.9:443" {

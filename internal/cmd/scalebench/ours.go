@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -72,6 +73,9 @@ func startOurs(ctx context.Context, base *rest.Config, cfg config) (*runningCont
 	counter := newWriteCounter()
 	rc := rest.CopyConfig(base)
 	rc.QPS, rc.Burst = float32(cfg.qps), cfg.burst
+	// Protobuf, as the deployment-controller binary and
+	// kube-controller-manager send by default.
+	rc.ContentType = runtime.ContentTypeProtobuf
 	rc.UserAgent = "ctrlkit-scalebench/" + eventSource
 	rc.Wrap(counter.wrap)
 	client, err := kubernetes.NewForConfig(rc)
