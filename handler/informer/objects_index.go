@@ -33,8 +33,7 @@ func (o *objects) Index(indexName string, obj any) ([]any, error) {
 		// Listers ask this way for a namespace's objects (see
 		// cache.ListAllByNamespace): hand them over without going
 		// through their keys.
-		inNamespace := o.byNamespace[values[0]]
-		return slices.AppendSeq(make([]any, 0, len(inNamespace)), maps.Values(inNamespace)), nil
+		return o.objectsInLocked(values[0]), nil
 	}
 	keys := o.keysForValuesLocked(indexName, values)
 	list := make([]any, 0, len(keys))
@@ -65,6 +64,12 @@ func (o *objects) keysForValuesLocked(indexName string, values []string) []strin
 	return union.UnsortedList()
 }
 
+// objectsInLocked returns the objects of namespace ns.
+func (o *objects) objectsInLocked(ns string) []any {
+	inNamespace := o.byNamespace[ns]
+	return slices.AppendSeq(make([]any, 0, len(inNamespace)), maps.Values(inNamespace))
+}
+
 func (o *objects) isNativeLocked(indexName string) bool {
 	return indexName == cache.NamespaceIndex && o.nativeNamespaceIndex
 }
@@ -92,8 +97,7 @@ func (o *objects) ByIndex(indexName, indexedValue string) ([]any, error) {
 		return nil, errNoIndex(indexName)
 	}
 	if o.isNativeLocked(indexName) {
-		inNamespace := o.byNamespace[indexedValue]
-		return slices.AppendSeq(make([]any, 0, len(inNamespace)), maps.Values(inNamespace)), nil
+		return o.objectsInLocked(indexedValue), nil
 	}
 	keys := o.indices[indexName][indexedValue]
 	list := make([]any, 0, len(keys))
