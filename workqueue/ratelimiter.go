@@ -42,9 +42,8 @@ type TypedItemExponentialFailureRateLimiter[T comparable] struct {
 // backoff from baseDelay up to maxDelay.
 func NewTypedItemExponentialFailureRateLimiter[T comparable](baseDelay, maxDelay time.Duration) TypedRateLimiter[T] {
 	return &TypedItemExponentialFailureRateLimiter[T]{
-		failureCounts: newFailureCounts[T](),
-		baseDelay:     baseDelay,
-		maxDelay:      maxDelay,
+		baseDelay: baseDelay,
+		maxDelay:  maxDelay,
 	}
 }
 
@@ -66,31 +65,30 @@ func (r *TypedItemExponentialFailureRateLimiter[T]) When(key T) time.Duration {
 }
 
 // failureCounts counts each key's failures for the per-key limiters, which
-// get NumRequeues and Forget from it.
+// get NumRequeues and Forget from it. Its zero value counts nothing yet.
 type failureCounts[T comparable] struct {
-	mu       *sync.Mutex
+	mu       sync.Mutex
 	failures map[T]int
 	// tracked mirrors len(failures). A controller calls Forget after
 	// every successful reconcile, and most keys never failed: while none
 	// is counted, Forget and NumRequeues skip the lock and the map.
-	tracked *atomic.Int64
-}
-
-func newFailureCounts[T comparable]() failureCounts[T] {
-	return failureCounts[T]{mu: new(sync.Mutex), failures: make(map[T]int), tracked: new(atomic.Int64)}
+	tracked atomic.Int64
 }
 
 // count counts one more failure of key and returns the new count.
-func (c failureCounts[T]) count(key T) int {
+func (c *failureCounts[T]) count(key T) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.failures == nil {
+		c.failures = make(map[T]int)
+	}
 	c.failures[key]++
 	c.tracked.Store(int64(len(c.failures)))
 	return c.failures[key]
 }
 
 // NumRequeues returns key's failure count.
-func (c failureCounts[T]) NumRequeues(key T) int {
+func (c *failureCounts[T]) NumRequeues(key T) int {
 	if c.tracked.Load() == 0 {
 		return 0
 	}
@@ -100,7 +98,7 @@ func (c failureCounts[T]) NumRequeues(key T) int {
 }
 
 // Forget resets key.
-func (c failureCounts[T]) Forget(key T) {
+func (c *failureCounts[T]) Forget(key T) {
 	if c.tracked.Load() == 0 {
 		return
 	}
@@ -122,7 +120,6 @@ type TypedItemFastSlowRateLimiter[T comparable] struct {
 // NewTypedItemFastSlowRateLimiter returns a two-speed per-key limiter.
 func NewTypedItemFastSlowRateLimiter[T comparable](fastDelay, slowDelay time.Duration, maxFastAttempts int) TypedRateLimiter[T] {
 	return &TypedItemFastSlowRateLimiter[T]{
-		failureCounts:   newFailureCounts[T](),
 		fastDelay:       fastDelay,
 		slowDelay:       slowDelay,
 		maxFastAttempts: maxFastAttempts,

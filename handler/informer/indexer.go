@@ -40,15 +40,8 @@ func (x indexer) Add(obj any) error {
 	return nil
 }
 
-// Update stores obj under its key.
-func (x indexer) Update(obj any) error {
-	k, err := key(obj)
-	if err != nil {
-		return err
-	}
-	x.objects.Update(k, obj)
-	return nil
-}
+// Update stores obj under its key, as Add does.
+func (x indexer) Update(obj any) error { return x.Add(obj) }
 
 // Delete removes the object stored under obj's key; obj's resource version
 // becomes the store's, as in client-go.
@@ -78,16 +71,25 @@ func (x indexer) GetByKey(key string) (item any, exists bool, err error) {
 
 // Replace makes list the store's content.
 func (x indexer) Replace(list []any, resourceVersion string) error {
-	items := make(map[string]any, len(list))
-	for _, obj := range list {
-		k, err := key(obj)
-		if err != nil {
-			return err
-		}
-		items[k] = obj
+	items, _, err := keyed(list)
+	if err != nil {
+		return err
 	}
 	x.objects.Replace(items, resourceVersion)
 	return nil
+}
+
+// keyed returns list's objects by key, and the key of each.
+func keyed(list []any) (items map[string]any, keys []string, err error) {
+	items = make(map[string]any, len(list))
+	keys = make([]string, len(list))
+	for n, obj := range list {
+		if keys[n], err = key(obj); err != nil {
+			return nil, nil, err
+		}
+		items[keys[n]] = obj
+	}
+	return items, keys, nil
 }
 
 // Resync does nothing: the informer's resyncs are its own.

@@ -28,15 +28,13 @@ import (
 // cluster-scoped objects), so a key's namespace is the object's namespace,
 // as cache.MetaNamespaceIndexFunc reports it.
 //
-// Invariants (under mu): count is the number of objects in byNamespace; no
-// namespace's map is empty; every index in indices holds, for each stored
-// object and each value its index function returns, the object's key, and
-// no empty set.
+// Invariants (under mu): no namespace's map is empty; every index in
+// indices holds, for each stored object and each value its index function
+// returns, the object's key, and no empty set.
 type objects struct {
 	mu          sync.RWMutex
 	byNamespace map[string]map[string]any // namespace → key → object
-	count       int
-	rv          string // the resource version of the last change or bookmark
+	rv          string                    // the resource version of the last change or bookmark
 
 	indexers cache.Indexers
 	// nativeNamespaceIndex is set while indexers[cache.NamespaceIndex] is
@@ -112,9 +110,6 @@ func (o *objects) putLocked(key string, obj any) (old any, existed bool) {
 	}
 	old, existed = inNamespace[key]
 	inNamespace[key] = obj
-	if !existed {
-		o.count++
-	}
 	if len(o.indices) > 0 {
 		o.reindexLocked(key, old, obj)
 	}
@@ -154,7 +149,6 @@ func (o *objects) deleteLocked(key string) {
 		o.reindexLocked(key, old, nil)
 	}
 	delete(inNamespace, key)
-	o.count--
 	// An empty namespace goes, or namespaces that come and go would pile
 	// up (client-go drops empty index sets for the same reason,
 	// kubernetes#84959).
@@ -171,11 +165,20 @@ func (o *objects) Get(key string) (item any, exists bool) {
 	return item, exists
 }
 
+// lenLocked returns the number of objects stored.
+func (o *objects) lenLocked() int {
+	n := 0
+	for _, inNamespace := range o.byNamespace {
+		n += len(inNamespace)
+	}
+	return n
+}
+
 // List returns every stored object, in no particular order.
 func (o *objects) List() []any {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
-	list := make([]any, 0, o.count)
+	list := make([]any, 0, o.lenLocked())
 	for _, inNamespace := range o.byNamespace {
 		for _, obj := range inNamespace {
 			list = append(list, obj)
@@ -188,7 +191,7 @@ func (o *objects) List() []any {
 func (o *objects) ListKeys() []string {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
-	keys := make([]string, 0, o.count)
+	keys := make([]string, 0, o.lenLocked())
 	for _, inNamespace := range o.byNamespace {
 		for key := range inNamespace {
 			keys = append(keys, key)
@@ -200,10 +203,16 @@ func (o *objects) ListKeys() []string {
 // Replace makes items the store's content and resourceVersion its
 // resource version, and rebuilds every index.
 func (o *objects) Replace(items map[string]any, resourceVersion string) {
+	o.replace(items, resourceVersion)
+}
+
+// replace is Replace that returns the objects it replaced, by namespace
+// and key: the informer's relist compares them with the list.
+func (o *objects) replace(items map[string]any, resourceVersion string) (previous map[string]map[string]any) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	previous = o.byNamespace
 	o.byNamespace = make(map[string]map[string]any)
-	o.count = 0
 	for name := range o.indices {
 		o.indices[name] = make(map[string]sets.Set[string])
 	}
@@ -211,6 +220,7 @@ func (o *objects) Replace(items map[string]any, resourceVersion string) {
 		o.putLocked(key, obj)
 	}
 	o.rv = resourceVersion
+	return previous
 }
 
 // Bookmark records rv as the store's resource version.

@@ -65,7 +65,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -226,15 +225,7 @@ var eventSources = []eventSource{
 		client.PrependWatchReactor("configmaps", func(clienttesting.Action) (bool, watch.Interface, error) {
 			return true, w, nil
 		})
-		configMaps := client.CoreV1().ConfigMaps("")
-		lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-				return configMaps.List(ctx, opts)
-			},
-			WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				return configMaps.Watch(ctx, opts)
-			},
-		}, client)
+		lw := informer.ListWatch(client.CoreV1().ConfigMaps(""), client)
 		inf := informer.New(lw, &corev1.ConfigMap{}, informer.Options{})
 		return inf, inf.RunWithContext, func(obj *corev1.ConfigMap) { w.Add(obj) }
 	}},
