@@ -19,9 +19,9 @@ import (
 // (cache.NamespaceIndex with cache.MetaNamespaceIndexFunc) is then that
 // filing itself: an add costs one map write, where client-go's store
 // writes the object into its map and the key into the namespace's set, and
-// calls the index function, which allocates. Measured on 200,000
-// ConfigMaps in 10 namespaces: about 960 ns per add in client-go's store
-// with the namespace index, 310 ns here. Any other index is kept as
+// calls the index function, which allocates. BenchmarkStoreAdd (200,000
+// ConfigMaps in 10 namespaces) measured about 910 ns per add in client-go's
+// store with the namespace index, 410 ns here. Any other index is kept as
 // client-go keeps it.
 //
 // Keys are the informer's keys ("namespace/name", or "name" for
