@@ -35,10 +35,14 @@ type Controller[K comparable] struct {
 	name       string
 	reconciler Reconciler[K]
 	queue      workqueue.Interface[K]
-	log        logr.Logger
-	clock      clock.PassiveClock
-	epoch      time.Time // the clock's time at New, see now
-	metrics    *metrics  // nil: no metrics
+	// workTimer is the queue when it times each key in flight (the
+	// controller built it, with metrics): the reconcile time is then the
+	// queue's time from hand-out to Done, with no clock reads of its own.
+	workTimer workTimer[K]
+	log       logr.Logger
+	clock     clock.PassiveClock
+	epoch     time.Time // the clock's time at New, see now
+	metrics   *metrics  // nil: no metrics
 
 	workers            int
 	cacheSyncTimeout   time.Duration
@@ -53,7 +57,10 @@ type Controller[K comparable] struct {
 
 	synced   atomic.Bool
 	stopping atomic.Bool
-	inFlight atomic.Int32
+	// inFlight counts the reconciles running. It is allocated on its own:
+	// the metrics registry keeps it (as the active workers) and must not
+	// keep the whole controller alive.
+	inFlight *atomic.Int32
 }
 
 // watch is one informer the controller listens to.
@@ -96,6 +103,7 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 		log:                opts.Logger,
 		clock:              opts.Clock,
 		workers:            max(opts.Workers, 1),
+		inFlight:           new(atomic.Int32),
 		cacheSyncTimeout:   orDefault(opts.CacheSyncTimeout, DefaultCacheSyncTimeout),
 		reconcileTimeout:   opts.ReconcileTimeout,
 		shutdownTimeout:    orDefault(opts.ShutdownTimeout, DefaultShutdownTimeout),
@@ -111,7 +119,7 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 	}
 	c.epoch = c.clock.Now()
 	if opts.Registry != nil {
-		m, err := newMetrics(opts.Registry, name)
+		m, err := newMetrics(opts.Registry, name, c.inFlight)
 		if err != nil {
 			return nil, fmt.Errorf("controller %q: metrics: %w", name, err)
 		}
@@ -124,8 +132,16 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 			return nil, fmt.Errorf("controller %q: queue: %w", name, err)
 		}
 		c.queue = q
+		if c.metrics != nil {
+			c.workTimer = q
+		}
 	}
 	return c, nil
+}
+
+// workTimer is a queue that reports how long each key was in flight.
+type workTimer[K comparable] interface {
+	DoneTimed(key K) (elapsed time.Duration, timed bool)
 }
 
 // now returns the controller's clock in nanoseconds since New. On the real

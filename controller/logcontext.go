@@ -32,36 +32,19 @@ func probeLogrContextKey() any {
 // reconcileParent is what the reconciles of one worker share: the context
 // they derive from and the controller's log sink. Keeping it out of each
 // reconcile's context keeps that context small.
-//
-// It also hands out the reconciles' contexts from batches, one allocation
-// per batch rather than per reconcile. A context is never reused: one that
-// outlives its reconcile (in a goroutine Reconcile started, say) only keeps
-// its batch alive, with the keys of the batch's other reconciles.
 type reconcileParent[K comparable] struct {
-	ctx   context.Context
-	base  logr.LogSink // nil: the controller's logger discards
-	batch int
-	spare []reconcileContext[K] // not handed out yet
+	ctx  context.Context
+	base logr.LogSink // nil: the controller's logger discards
 }
 
-// reconcileContextBatch is how many contexts a worker allocates at once:
-// enough to make the allocation rare, few enough that a retained context
-// pins little memory (2 KiB for string keys).
-const reconcileContextBatch = 64
-
-// newReconcileParent returns the parent of reconciles in ctx, whose
-// contexts are allocated batch at a time.
-func newReconcileParent[K comparable](ctx context.Context, log logr.Logger, batch int) *reconcileParent[K] {
-	return &reconcileParent[K]{ctx: ctx, base: log.GetSink(), batch: batch}
+// newReconcileParent returns the parent of reconciles in ctx.
+func newReconcileParent[K comparable](ctx context.Context, log logr.Logger) *reconcileParent[K] {
+	return &reconcileParent[K]{ctx: ctx, base: log.GetSink()}
 }
 
 // newContext returns a fresh context for a reconcile of key.
 func (p *reconcileParent[K]) newContext(key K) *reconcileContext[K] {
-	if len(p.spare) == 0 {
-		p.spare = make([]reconcileContext[K], p.batch)
-	}
-	c := &p.spare[0]
-	p.spare = p.spare[1:]
+	c := &reconcileContext[K]{}
 	c.parent, c.key = p, key
 	return c
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,12 +30,14 @@ type metrics struct {
 	errors, terminal, panics       prometheus.Counter
 	timeouts                       prometheus.Counter
 	reconcileTime                  prometheus.Observer
-	maxWorkers, activeWorkers      prometheus.Gauge
+	maxWorkers                     prometheus.Gauge
 }
 
 // newMetrics registers the controller metrics on reg, reusing the
-// collectors another controller already registered there.
-func newMetrics(reg prometheus.Registerer, controller string) (*metrics, error) {
+// collectors another controller already registered there. running is the
+// controller's count of reconciles in progress, exported as its active
+// workers.
+func newMetrics(reg prometheus.Registerer, controller string, running *atomic.Int32) (*metrics, error) {
 	counter := func(name, help string, labels ...string) (*prometheus.CounterVec, error) {
 		return register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels))
 	}
@@ -47,7 +50,7 @@ func newMetrics(reg prometheus.Registerer, controller string) (*metrics, error) 
 	panics, err4 := counter("controller_runtime_reconcile_panics_total", "Total number of reconciliation panics per controller", "controller")
 	timeouts, err5 := counter("controller_runtime_reconcile_timeouts_total", "Total number of reconciliation timeouts per controller", "controller")
 	maxWorkers, err6 := gauge("controller_runtime_max_concurrent_reconciles", "Maximum number of concurrent reconciles per controller")
-	active, err7 := gauge("controller_runtime_active_workers", "Number of currently used workers per controller")
+	active, err7 := register(reg, newActiveWorkers())
 	times, err8 := register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:                            "controller_runtime_reconcile_time_seconds",
 		Help:                            "Length of time per reconciliation per controller",
@@ -69,8 +72,8 @@ func newMetrics(reg prometheus.Registerer, controller string) (*metrics, error) 
 		timeouts:      timeouts.WithLabelValues(controller),
 		reconcileTime: times.WithLabelValues(controller),
 		maxWorkers:    maxWorkers.WithLabelValues(controller),
-		activeWorkers: active.WithLabelValues(controller),
 	}
+	active.track(controller, running)
 	// Touch the requeue series so every result value is exported from the
 	// start, as controller-runtime does.
 	total.WithLabelValues(controller, resultRequeue)

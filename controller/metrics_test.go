@@ -94,3 +94,48 @@ func TestNewFailsOnAConflictingCollector(t *testing.T) {
 		t.Fatal("New succeeded over a conflicting collector")
 	}
 }
+
+// TestActiveWorkersFollowTheLatestControllerOfAName: active workers are read
+// from each controller's running reconciles at scrape time; a controller
+// built again under the same name on the same registry takes over the
+// series instead of failing or summing with the old one.
+func TestActiveWorkersFollowTheLatestControllerOfAName(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	release := make(chan struct{})
+	running := make(chan struct{})
+	blocking := controller.ReconcilerFunc[string](func(context.Context, string) (controller.Result, error) {
+		running <- struct{}{}
+		<-release
+		return controller.Result{}, nil
+	})
+	idle := controller.ReconcilerFunc[string](func(context.Context, string) (controller.Result, error) {
+		return controller.Result{}, nil
+	})
+	first, err := controller.New("twice", idle, controller.Options[string]{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Queue().ShutDown()
+	second, err := controller.New("twice", blocking, controller.Options[string]{Registry: reg})
+	if err != nil {
+		t.Fatalf("New under a name already registered: %v", err)
+	}
+	defer second.Queue().ShutDown()
+	labels := map[string]string{"controller": "twice"}
+
+	second.Queue().Add("k")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		second.ProcessNextReady(context.Background())
+	}()
+	<-running
+	if got := metricValue(t, reg, "controller_runtime_active_workers", labels); got != 1 {
+		t.Errorf("active workers during a reconcile = %v, want 1", got)
+	}
+	close(release)
+	<-done
+	if got := metricValue(t, reg, "controller_runtime_active_workers", labels); got != 0 {
+		t.Errorf("active workers after the reconcile = %v, want 0", got)
+	}
+}

@@ -24,13 +24,36 @@ func (c *Controller[K]) processNext(parent *reconcileParent[K]) bool {
 	if shutdown {
 		return false
 	}
-	defer c.queue.Done(key)
 	if c.stopping.Load() {
 		// Shutting down: leave the rest of the queue alone.
+		c.queue.Done(key)
 		return true
 	}
+	var start int64
+	if c.metrics != nil && c.workTimer == nil {
+		start = c.now()
+	}
+	defer c.finish(key, start)
 	c.reconcileAndApply(parent, key, priority)
 	return true
+}
+
+// finish hands key back to the queue and records how long its reconcile
+// took (with the result applied, as controller-runtime times it), from
+// start or from the queue's own timing.
+func (c *Controller[K]) finish(key K, start int64) {
+	switch {
+	case c.metrics == nil:
+		c.queue.Done(key)
+	case c.workTimer != nil:
+		if elapsed, timed := c.workTimer.DoneTimed(key); timed {
+			c.metrics.reconcileTime.Observe(elapsed.Seconds())
+		}
+	default:
+		elapsed := c.now() - start
+		c.queue.Done(key)
+		c.metrics.reconcileTime.Observe(float64(elapsed) / 1e9)
+	}
 }
 
 // ProcessNextReady reconciles one ready key as a worker would, applying the
@@ -41,21 +64,13 @@ func (c *Controller[K]) ProcessNextReady(ctx context.Context) bool {
 	if c.queue.Len() == 0 || c.queue.ShuttingDown() {
 		return false
 	}
-	return c.processNext(newReconcileParent[K](ctx, c.log, 1))
+	return c.processNext(newReconcileParent[K](ctx, c.log))
 }
 
 // reconcileAndApply runs one Reconcile and applies the error policy.
 func (c *Controller[K]) reconcileAndApply(parent *reconcileParent[K], key K, priority int) {
 	c.inFlight.Add(1)
 	defer c.inFlight.Add(-1)
-	if m := c.metrics; m != nil {
-		m.activeWorkers.Inc()
-		start := c.now()
-		defer func() {
-			m.reconcileTime.Observe(float64(c.now()-start) / 1e9)
-			m.activeWorkers.Dec()
-		}()
-	}
 
 	ctx, log := withReconcileLogger(parent, key)
 	result, err := c.reconcile(ctx, key)

@@ -9,7 +9,7 @@ import (
 
 // newQueue builds the controller's own queue from opts, with its metrics on
 // opts.Registry (labelled name=<controller name>) when that is set.
-func newQueue[K comparable](name string, opts Options[K], log logr.Logger) (workqueue.Interface[K], error) {
+func newQueue[K comparable](name string, opts Options[K], log logr.Logger) (*workqueue.Queue[K], error) {
 	qopts := workqueue.Options[K]{
 		Name:        name,
 		RateLimiter: opts.RateLimiter,

@@ -16,38 +16,52 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
+	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // TestReconcileTimeFollowsTheClock checks the reconcile time histogram
 // measures on Options.Clock: the sum is exactly the fake time each
-// Reconcile let pass.
+// Reconcile let pass. The controller's own queue times the keys for it; a
+// queue the caller passes in, without metrics, leaves the timing to the
+// controller, with the same result.
 func TestReconcileTimeFollowsTheClock(t *testing.T) {
-	reg := prometheus.NewPedanticRegistry()
-	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	steps := []time.Duration{1500 * time.Millisecond, 250 * time.Millisecond}
-	n := 0
-	c, err := controller.New("timed", controller.ReconcilerFunc[string](func(context.Context, string) (controller.Result, error) {
-		clk.Step(steps[n])
-		n++
-		return controller.Result{}, nil
-	}), controller.Options[string]{Registry: reg, Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Queue().ShutDown()
-	clk.Step(time.Hour) // time before the reconcile must not count
-	for _, key := range []string{"a", "b"} {
-		c.Queue().Add(key)
-		if !c.ProcessNextReady(context.Background()) {
-			t.Fatalf("no key %q to process", key)
-		}
-	}
-	count, sum := histogram(t, reg, "controller_runtime_reconcile_time_seconds", "timed")
-	if count != 2 || sum != 1.75 {
-		t.Errorf("reconcile time count %d sum %v, want 2 and 1.75", count, sum)
-	}
-	if got := metricValue(t, reg, "controller_runtime_active_workers", map[string]string{"controller": "timed"}); got != 0 {
-		t.Errorf("active workers after the reconciles = %v, want 0", got)
+	for _, tc := range []struct {
+		name     string
+		ownQueue bool
+	}{{"controller's queue", false}, {"caller's queue", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			steps := []time.Duration{1500 * time.Millisecond, 250 * time.Millisecond}
+			n := 0
+			opts := controller.Options[string]{Registry: reg, Clock: clk}
+			if tc.ownQueue {
+				opts.Queue = workqueue.New(workqueue.Options[string]{Clock: clk})
+			}
+			c, err := controller.New("timed", controller.ReconcilerFunc[string](func(context.Context, string) (controller.Result, error) {
+				clk.Step(steps[n])
+				n++
+				return controller.Result{}, nil
+			}), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Queue().ShutDown()
+			for _, key := range []string{"a", "b"} {
+				c.Queue().Add(key)
+				clk.Step(time.Hour) // time waiting in the queue must not count
+				if !c.ProcessNextReady(context.Background()) {
+					t.Fatalf("no key %q to process", key)
+				}
+			}
+			count, sum := histogram(t, reg, "controller_runtime_reconcile_time_seconds", "timed")
+			if count != 2 || sum != 1.75 {
+				t.Errorf("reconcile time count %d sum %v, want 2 and 1.75", count, sum)
+			}
+			if got := metricValue(t, reg, "controller_runtime_active_workers", map[string]string{"controller": "timed"}); got != 0 {
+				t.Errorf("active workers after the reconciles = %v, want 0", got)
+			}
+		})
 	}
 }
 
@@ -115,10 +129,9 @@ func TestConcurrentLogsOfOneReconcileShareItsID(t *testing.T) {
 	}
 }
 
-// TestRetainedReconcileContextsStayTheirOwn keeps the context of more
-// reconciles than a worker allocates at once, and logs through each after
-// all have finished: contexts come from batches but are never reused, so
-// each still carries its own key and values.
+// TestRetainedReconcileContextsStayTheirOwn keeps the context of many
+// reconciles of one worker, and logs through each after all have finished:
+// contexts are never reused, so each still carries its own key and values.
 func TestRetainedReconcileContextsStayTheirOwn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var lines []string

@@ -66,13 +66,16 @@ type claimer struct {
 }
 
 // claim reports whether the Deployment controls rs once ownership is settled.
+//
+// The selector is matched only for ReplicaSets this Deployment owns or
+// could adopt: a namespace's ReplicaSets mostly belong to other
+// Deployments, and every sync looks at all of them.
 func (c *claimer) claim(ctx context.Context, rs *appsv1.ReplicaSet) (bool, error) {
-	matches := c.selector.Matches(labels.Set(rs.Labels))
 	if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
 		if ref.UID != c.d.UID {
 			return false, nil // another controller's
 		}
-		if matches {
+		if c.selector.Matches(labels.Set(rs.Labels)) {
 			// Ours and still selected; a Deployment being deleted keeps it too,
 			// since keeping it takes no write.
 			return true, nil
@@ -90,7 +93,7 @@ func (c *claimer) claim(ctx context.Context, rs *appsv1.ReplicaSet) (bool, error
 	}
 
 	// An orphan.
-	if c.d.DeletionTimestamp != nil || !matches || rs.DeletionTimestamp != nil {
+	if c.d.DeletionTimestamp != nil || rs.DeletionTimestamp != nil || !c.selector.Matches(labels.Set(rs.Labels)) {
 		return false, nil
 	}
 	if c.d.Namespace != "" && c.d.Namespace != rs.Namespace {

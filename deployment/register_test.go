@@ -391,8 +391,19 @@ func TestNewControllerWakesRecreateOnPodDelete(t *testing.T) {
 			t.Fatal(err)
 		}
 		env.Settle()
-		if n := countCreates(env.WriteActions(), "replicasets"); n != 1 {
-			t.Errorf("%d ReplicaSets created after the last old pod went, want 1", n)
+		// Count what exists, not create calls: a sync that runs before the
+		// ReplicaSet informer has seen the new ReplicaSet tries to create it
+		// again and gets AlreadyExists, as upstream's would.
+		list, err := env.Client.AppsV1().ReplicaSets(testNamespace).List(env.Context(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Items) != 2 {
+			t.Fatalf("%d ReplicaSets after the last old pod went, want 2 (the old one and one new)", len(list.Items))
+		}
+		newHash := PodTemplateHash(&d.Spec.Template, nil)
+		if list.Items[0].Labels[appsv1.DefaultDeploymentUniqueLabelKey] != newHash && list.Items[1].Labels[appsv1.DefaultDeploymentUniqueLabelKey] != newHash {
+			t.Errorf("no ReplicaSet with the new template's hash %q after the last old pod went", newHash)
 		}
 	})
 }

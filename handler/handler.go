@@ -29,7 +29,11 @@ type Handler[K comparable] struct {
 	// sameKeyForOld is set when the old and new object of an update always
 	// map to the same keys, so mapping the old object would be wasted work.
 	sameKeyForOld bool
-	predicate     Predicate
+	// objectKey, set by ForObject, maps an object to its one key. The
+	// handler calls it directly: a key that never enters a slice needs no
+	// allocation of its own.
+	objectKey func(obj metav1.Object) K
+	predicate Predicate
 }
 
 // WithPredicates returns a copy of h that only enqueues events every
@@ -55,13 +59,20 @@ func (h Handler[K]) WithPredicates(predicates ...Predicate) Handler[K] {
 // Register it on an informer with AddEventHandler; the controller package's
 // Watch does this for you.
 func (h Handler[K]) EventHandler(q Queue[K]) cache.ResourceEventHandler {
-	return &eventHandler[K]{h: h, q: q}
+	e := &eventHandler[K]{h: h, q: q}
+	e.queue, _ = q.(*workqueue.Queue[K])
+	return e
 }
 
 // eventHandler is a Handler bound to a queue.
 type eventHandler[K comparable] struct {
 	h Handler[K]
 	q Queue[K]
+	// queue is q when it is ctrlkit's queue. Called directly rather than
+	// through the interface, it lets the compiler see that a single key
+	// does not outlive the call, so the key's one-element slice stays on
+	// the stack.
+	queue *workqueue.Queue[K]
 }
 
 func (e *eventHandler[K]) OnAdd(obj any, isInInitialList bool) {
@@ -104,6 +115,10 @@ func (e *eventHandler[K]) handle(ev Event) {
 	if ev.InInitialList || ev.IsResync() {
 		opts.Priority = workqueue.PriorityLow
 	}
+	if e.h.objectKey != nil {
+		e.addOne(opts, e.h.objectKey(ev.Object))
+		return
+	}
 	var keys []K
 	switch {
 	case e.h.eventKeys != nil:
@@ -117,6 +132,15 @@ func (e *eventHandler[K]) handle(ev Event) {
 	if len(keys) > 0 {
 		e.q.AddWithOpts(opts, keys...)
 	}
+}
+
+// addOne adds key: the path of ForObject, one key per event.
+func (e *eventHandler[K]) addOne(opts workqueue.AddOpts, key K) {
+	if e.queue != nil {
+		e.queue.AddWithOpts(opts, key)
+		return
+	}
+	e.q.AddWithOpts(opts, key)
 }
 
 // appendNew appends the keys of more that dst lacks. Events map to a handful

@@ -32,6 +32,7 @@ func ForObject[K comparable](key func(obj metav1.Object) K) Handler[K] {
 			return append(dst, key(obj))
 		},
 		sameKeyForOld: true,
+		objectKey:     key,
 	}
 }
 

@@ -1,5 +1,7 @@
 package workqueue
 
+import "time"
+
 // queueMetrics feeds a MetricsProvider. The Queue's mutex guards it.
 type queueMetrics[T comparable] struct {
 	depth        GaugeMetric
@@ -57,9 +59,12 @@ func (m *queueMetrics[T]) handedOut(key T, readyAt, now int64) {
 	m.started.put(key, now)
 }
 
-func (m *queueMetrics[T]) done(key T, now int64) {
-	if start, ok := m.started.take(key); ok {
-		m.workDuration.Observe(seconds(now - start))
+// done records the end of key's work and returns how long it was in flight.
+func (m *queueMetrics[T]) done(key T, now int64) (inFlight time.Duration, timed bool) {
+	start, timed := m.started.take(key)
+	if timed {
+		inFlight = time.Duration(now - start)
+		m.workDuration.Observe(inFlight.Seconds())
 	}
 	if m.started.len() == 0 && m.unfinishedSet {
 		// Nothing in flight: the timer stops refreshing, so zero now.
@@ -67,6 +72,7 @@ func (m *queueMetrics[T]) done(key T, now int64) {
 		m.longest.Set(0)
 		m.unfinishedSet = false
 	}
+	return inFlight, timed
 }
 
 // refreshUnfinished sets the unfinished-work gauges if their period has

@@ -73,3 +73,40 @@ func TestMetricsTimerStopsWhenNothingIsInFlight(t *testing.T) {
 		}
 	})
 }
+
+// TestDoneTimedReportsTheTimeInFlight: with metrics, DoneTimed returns the
+// time from hand-out to Done, the value workqueue_work_duration_seconds
+// gets; without metrics, or for a key not in flight, it reports none.
+func TestDoneTimedReportsTheTimeInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := newFakeProvider()
+		q := New(Options[string]{Name: "q", MetricsProvider: m})
+		defer q.ShutDown()
+		q.Add("a")
+		time.Sleep(time.Minute) // queued, not in flight
+		a := mustGet(t, q)
+		time.Sleep(1500 * time.Millisecond)
+		elapsed, timed := q.DoneTimed(a)
+		if !timed || elapsed != 1500*time.Millisecond {
+			t.Errorf("DoneTimed = %v, %v; want 1.5s, true", elapsed, timed)
+		}
+		if got := m.observations("q", "work"); !slices.Equal(got, []float64{1.5}) {
+			t.Errorf("work duration = %v, want [1.5]", got)
+		}
+		if elapsed, timed := q.DoneTimed("a"); timed || elapsed != 0 {
+			t.Errorf("DoneTimed of a key not in flight = %v, %v; want 0, false", elapsed, timed)
+		}
+
+		plain := New(Options[string]{})
+		defer plain.ShutDown()
+		plain.Add("b")
+		b := mustGet(t, plain)
+		time.Sleep(time.Second)
+		if elapsed, timed := plain.DoneTimed(b); timed || elapsed != 0 {
+			t.Errorf("DoneTimed without metrics = %v, %v; want 0, false", elapsed, timed)
+		}
+		if plain.Len() != 0 {
+			t.Errorf("Len after DoneTimed = %d, want 0", plain.Len())
+		}
+	})
+}

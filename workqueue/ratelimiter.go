@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -32,8 +33,7 @@ func defaultControllerRateLimiter[T comparable](clk clock.PassiveClock) TypedRat
 // TypedItemExponentialFailureRateLimiter delays a key baseDelay·2^n after its
 // n-th failure, capped at maxDelay. Forget resets the key.
 type TypedItemExponentialFailureRateLimiter[T comparable] struct {
-	mu        sync.Mutex
-	failures  map[T]int
+	failureCounts[T]
 	baseDelay time.Duration
 	maxDelay  time.Duration
 }
@@ -42,7 +42,6 @@ type TypedItemExponentialFailureRateLimiter[T comparable] struct {
 // backoff from baseDelay up to maxDelay.
 func NewTypedItemExponentialFailureRateLimiter[T comparable](baseDelay, maxDelay time.Duration) TypedRateLimiter[T] {
 	return &TypedItemExponentialFailureRateLimiter[T]{
-		failures:  make(map[T]int),
 		baseDelay: baseDelay,
 		maxDelay:  maxDelay,
 	}
@@ -50,10 +49,7 @@ func NewTypedItemExponentialFailureRateLimiter[T comparable](baseDelay, maxDelay
 
 // When returns key's next delay and counts one more failure.
 func (r *TypedItemExponentialFailureRateLimiter[T]) When(key T) time.Duration {
-	r.mu.Lock()
-	n := r.failures[key]
-	r.failures[key] = n + 1
-	r.mu.Unlock()
+	n := r.count(key) - 1
 
 	d := r.baseDelay
 	if d <= 0 {
@@ -68,25 +64,54 @@ func (r *TypedItemExponentialFailureRateLimiter[T]) When(key T) time.Duration {
 	return min(d, r.maxDelay)
 }
 
+// failureCounts counts each key's failures for the per-key limiters, which
+// get NumRequeues and Forget from it. Its zero value counts nothing yet.
+type failureCounts[T comparable] struct {
+	mu       sync.Mutex
+	failures map[T]int
+	// tracked mirrors len(failures). A controller calls Forget after
+	// every successful reconcile, and most keys never failed: while none
+	// is counted, Forget and NumRequeues skip the lock and the map.
+	tracked atomic.Int64
+}
+
+// count counts one more failure of key and returns the new count.
+func (c *failureCounts[T]) count(key T) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failures == nil {
+		c.failures = make(map[T]int)
+	}
+	c.failures[key]++
+	c.tracked.Store(int64(len(c.failures)))
+	return c.failures[key]
+}
+
 // NumRequeues returns key's failure count.
-func (r *TypedItemExponentialFailureRateLimiter[T]) NumRequeues(key T) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.failures[key]
+func (c *failureCounts[T]) NumRequeues(key T) int {
+	if c.tracked.Load() == 0 {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failures[key]
 }
 
 // Forget resets key.
-func (r *TypedItemExponentialFailureRateLimiter[T]) Forget(key T) {
-	r.mu.Lock()
-	delete(r.failures, key)
-	r.mu.Unlock()
+func (c *failureCounts[T]) Forget(key T) {
+	if c.tracked.Load() == 0 {
+		return
+	}
+	c.mu.Lock()
+	delete(c.failures, key)
+	c.tracked.Store(int64(len(c.failures)))
+	c.mu.Unlock()
 }
 
 // TypedItemFastSlowRateLimiter delays a key fastDelay for its first
 // maxFastAttempts failures and slowDelay after that.
 type TypedItemFastSlowRateLimiter[T comparable] struct {
-	mu              sync.Mutex
-	failures        map[T]int
+	failureCounts[T]
 	fastDelay       time.Duration
 	slowDelay       time.Duration
 	maxFastAttempts int
@@ -95,7 +120,6 @@ type TypedItemFastSlowRateLimiter[T comparable] struct {
 // NewTypedItemFastSlowRateLimiter returns a two-speed per-key limiter.
 func NewTypedItemFastSlowRateLimiter[T comparable](fastDelay, slowDelay time.Duration, maxFastAttempts int) TypedRateLimiter[T] {
 	return &TypedItemFastSlowRateLimiter[T]{
-		failures:        make(map[T]int),
 		fastDelay:       fastDelay,
 		slowDelay:       slowDelay,
 		maxFastAttempts: maxFastAttempts,
@@ -104,28 +128,10 @@ func NewTypedItemFastSlowRateLimiter[T comparable](fastDelay, slowDelay time.Dur
 
 // When returns key's next delay and counts one more failure.
 func (r *TypedItemFastSlowRateLimiter[T]) When(key T) time.Duration {
-	r.mu.Lock()
-	n := r.failures[key] + 1
-	r.failures[key] = n
-	r.mu.Unlock()
-	if n <= r.maxFastAttempts {
+	if r.count(key) <= r.maxFastAttempts {
 		return r.fastDelay
 	}
 	return r.slowDelay
-}
-
-// NumRequeues returns key's failure count.
-func (r *TypedItemFastSlowRateLimiter[T]) NumRequeues(key T) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.failures[key]
-}
-
-// Forget resets key.
-func (r *TypedItemFastSlowRateLimiter[T]) Forget(key T) {
-	r.mu.Lock()
-	delete(r.failures, key)
-	r.mu.Unlock()
 }
 
 // TypedMaxOfRateLimiter asks every limiter and returns the longest delay.

@@ -148,3 +148,28 @@ func TestDefaultControllerRateLimiter(t *testing.T) {
 		}
 	}
 }
+
+// TestFailureCountsAcrossForgettingEveryKey: Forget skips its lock while no
+// key is counted; counting must resume once a key fails again, and
+// forgetting one key must leave the others.
+func TestFailureCountsAcrossForgettingEveryKey(t *testing.T) {
+	l := NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, time.Second)
+	l.Forget("never-failed") // nothing counted: must not disturb anything
+	l.When("a")
+	l.When("b")
+	l.When("b")
+	l.Forget("a")
+	if got := l.NumRequeues("b"); got != 2 {
+		t.Fatalf("NumRequeues(b) after Forget(a) = %d, want 2", got)
+	}
+	l.Forget("b")
+	if got := l.NumRequeues("b"); got != 0 {
+		t.Fatalf("NumRequeues(b) after forgetting every key = %d, want 0", got)
+	}
+	if got := whens(l, "a", 2); !slices.Equal(got, []time.Duration{time.Millisecond, 2 * time.Millisecond}) {
+		t.Fatalf("delays after forgetting every key = %v, want 1ms then 2ms", got)
+	}
+	if got := l.NumRequeues("a"); got != 2 {
+		t.Fatalf("NumRequeues(a) = %d, want 2", got)
+	}
+}

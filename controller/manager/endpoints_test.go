@@ -135,6 +135,7 @@ func TestMetrics(t *testing.T) {
 	}{
 		{name: "own registry, own address", metr: "127.0.0.1:0"},
 		{name: "caller registry, shared address", probe: "127.0.0.1:0", metr: "127.0.0.1:0", callerReg: true},
+		{name: "probes off, spelled 0", probe: "0", metr: "127.0.0.1:0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Logger: quiet(), HealthProbeAddr: tc.probe, MetricsAddr: tc.metr}
@@ -162,7 +163,7 @@ func TestMetrics(t *testing.T) {
 			if hasGo := strings.Contains(body, "go_goroutines"); hasGo == tc.callerReg {
 				t.Errorf("go collector present = %v; want it only in the Manager's own registry", hasGo)
 			}
-			if tc.probe == "" && m.HealthProbeAddr() != "" {
+			if (tc.probe == "" || tc.probe == "0") && m.HealthProbeAddr() != "" {
 				t.Errorf("HealthProbeAddr = %q with probes disabled", m.HealthProbeAddr())
 			}
 			if err := stop(); err != nil {

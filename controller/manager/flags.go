@@ -23,9 +23,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	orDefault(&o.GracefulShutdownTimeout, DefaultGracefulShutdownTimeout)
 
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr,
-		"Address of the /metrics endpoint, e.g. :8080. Empty disables it.")
+		"Address of the /metrics endpoint, e.g. :8080. Empty or 0 disables it.")
 	fs.StringVar(&o.HealthProbeAddr, "health-probe-bind-address", o.HealthProbeAddr,
-		"Address of the /healthz and /readyz endpoints, e.g. :8081. Empty disables them.")
+		"Address of the /healthz and /readyz endpoints, e.g. :8081. Empty or 0 disables them.")
 	fs.DurationVar(&o.GracefulShutdownTimeout, "graceful-shutdown-timeout", o.GracefulShutdownTimeout,
 		"How long shutdown may take before the process gives up on what is still running. Negative waits forever.")
 	fs.BoolVar(&le.Enabled, "leader-elect", le.Enabled,

@@ -39,11 +39,12 @@ type Options struct {
 	Registry *prometheus.Registry
 
 	// MetricsAddr is the address of the /metrics endpoint, e.g. ":8080" or
-	// ":0" (any free port; Manager.MetricsAddr tells which). Empty disables it.
+	// ":0" (any free port; Manager.MetricsAddr tells which). Empty or "0"
+	// disables it.
 	MetricsAddr string
 
-	// HealthProbeAddr is the address of /healthz and /readyz. Empty disables
-	// them. It may equal MetricsAddr: one server then serves all three.
+	// HealthProbeAddr is the address of /healthz and /readyz. Empty or "0"
+	// disables them. It may equal MetricsAddr: one server then serves all three.
 	HealthProbeAddr string
 
 	// GracefulShutdownTimeout bounds the whole shutdown sequence. Zero means
@@ -98,6 +99,15 @@ type LeaderElection struct {
 }
 
 // withDefaults fills zero fields and reports invalid combinations.
+// endpointAddr maps "0", the spelling of "off" in kube-controller-manager's
+// and controller-runtime's bind-address flags, to the empty address.
+func endpointAddr(addr string) string {
+	if addr == "0" {
+		return ""
+	}
+	return addr
+}
+
 func (o Options) withDefaults() (Options, error) {
 	if o.Logger.GetSink() == nil {
 		o.Logger = klog.Background()
@@ -105,6 +115,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.GracefulShutdownTimeout == 0 {
 		o.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
 	}
+	o.MetricsAddr, o.HealthProbeAddr = endpointAddr(o.MetricsAddr), endpointAddr(o.HealthProbeAddr)
 	if !o.LeaderElection.Enabled {
 		return o, nil
 	}

@@ -26,6 +26,10 @@ func startController(ctx context.Context, cfg *rest.Config, ns string) (stop fun
 		return nil, err
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
+	// Lean informers, as the deployment-controller binary uses by default.
+	if err := deployment.UseLeanInformers(factory, ns); err != nil {
+		return nil, err
+	}
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events(ns)})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ctrlkit-deployment-controller"})

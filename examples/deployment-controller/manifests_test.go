@@ -30,9 +30,9 @@ func TestManifestsHangTogether(t *testing.T) {
 	if o.Kubeconfig != "" || o.Master != "" {
 		t.Error("the Deployment must use the in-cluster configuration")
 	}
-	if !o.LeaderElect || o.LeaderElectResourceNamespace != m.Roles[0].Namespace {
+	if !o.Manager.LeaderElection.Enabled || o.Manager.LeaderElection.Namespace != m.Roles[0].Namespace {
 		t.Errorf("leader election in namespace %q (enabled %v), but the Lease Role is in %q",
-			o.LeaderElectResourceNamespace, o.LeaderElect, m.Roles[0].Namespace)
+			o.Manager.LeaderElection.Namespace, o.Manager.LeaderElection.Enabled, m.Roles[0].Namespace)
 	}
 
 	ports := map[string]int32{}
@@ -46,8 +46,8 @@ func TestManifestsHangTogether(t *testing.T) {
 		addr  string
 		owner string
 	}{
-		{"liveness", c.LivenessProbe, "/healthz", o.HealthProbeBindAddress, "--health-probe-bind-address"},
-		{"readiness", c.ReadinessProbe, "/readyz", o.HealthProbeBindAddress, "--health-probe-bind-address"},
+		{"liveness", c.LivenessProbe, "/healthz", o.Manager.HealthProbeAddr, "--health-probe-bind-address"},
+		{"readiness", c.ReadinessProbe, "/readyz", o.Manager.HealthProbeAddr, "--health-probe-bind-address"},
 	} {
 		if probe.p == nil || probe.p.HTTPGet == nil {
 			t.Errorf("no HTTP %s probe", probe.name)
@@ -65,8 +65,8 @@ func TestManifestsHangTogether(t *testing.T) {
 			t.Errorf("%s probe port %s = %d, but %s listens on %s", probe.name, probe.p.HTTPGet.Port.String(), got, probe.owner, port)
 		}
 	}
-	if _, port, _ := net.SplitHostPort(o.MetricsBindAddress); port != itoa(ports["metrics"]) {
-		t.Errorf("metrics port %d, but --metrics-bind-address is %q", ports["metrics"], o.MetricsBindAddress)
+	if _, port, _ := net.SplitHostPort(o.Manager.MetricsAddr); port != itoa(ports["metrics"]) {
+		t.Errorf("metrics port %d, but --metrics-bind-address is %q", ports["metrics"], o.Manager.MetricsAddr)
 	}
 
 }

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
 )
 
@@ -22,21 +24,28 @@ func TestParseOptionsDefaultsAreKubeControllerManagers(t *testing.T) {
 	}
 	want := &options{
 		Options: managerflags.Options{
-			KubeAPIQPS:                   20,
-			KubeAPIBurst:                 30,
-			LeaderElect:                  true,
-			LeaderElectLeaseDuration:     15 * time.Second,
-			LeaderElectRenewDeadline:     10 * time.Second,
-			LeaderElectRetryPeriod:       2 * time.Second,
-			LeaderElectResourceNamespace: "kube-system",
-			LeaderElectResourceName:      "ctrlkit-deployment-controller",
-			MetricsBindAddress:           ":8080",
-			HealthProbeBindAddress:       ":8081",
+			KubeAPIQPS:         20,
+			KubeAPIBurst:       30,
+			KubeAPIContentType: "application/vnd.kubernetes.protobuf",
+			Manager: manager.Options{
+				MetricsAddr:             ":8080",
+				HealthProbeAddr:         ":8081",
+				GracefulShutdownTimeout: 30 * time.Second,
+				LeaderElection: manager.LeaderElection{
+					Enabled:         true,
+					LeaseDuration:   15 * time.Second,
+					RenewDeadline:   10 * time.Second,
+					RetryPeriod:     2 * time.Second,
+					Namespace:       "kube-system",
+					Name:            "ctrlkit-deployment-controller",
+					ReleaseOnCancel: true,
+				},
+			},
 		},
 		ConcurrentDeploymentSyncs: 5,
 		LeanInformers:             true, // ours, not kube-controller-manager's: same events, less CPU
 	}
-	if diff := cmp.Diff(want, o); diff != "" {
+	if diff := cmp.Diff(want, o, cmpopts.IgnoreFields(manager.Options{}, "Logger")); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
 }
@@ -49,6 +58,7 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 		"--lean-informers=false",
 		"--kube-api-qps=200.5",
 		"--kube-api-burst=300",
+		"--kube-api-content-type=application/json",
 		"--leader-elect=false",
 		"--leader-elect-lease-duration=30s",
 		"--leader-elect-renew-deadline=20s",
@@ -63,26 +73,33 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 	}
 	want := &options{
 		Options: managerflags.Options{
-			Kubeconfig:                   "/etc/kubeconfig",
-			Master:                       "https://10.0.0.1:6443",
-			KubeAPIQPS:                   200.5,
-			KubeAPIBurst:                 300,
-			LeaderElect:                  false,
-			LeaderElectLeaseDuration:     30 * time.Second,
-			LeaderElectRenewDeadline:     20 * time.Second,
-			LeaderElectRetryPeriod:       5 * time.Second,
-			LeaderElectResourceNamespace: "ctrlkit-system",
-			LeaderElectResourceName:      "mine",
-			MetricsBindAddress:           "0",
-			HealthProbeBindAddress:       "127.0.0.1:9443",
+			Kubeconfig:         "/etc/kubeconfig",
+			Master:             "https://10.0.0.1:6443",
+			KubeAPIQPS:         200.5,
+			KubeAPIBurst:       300,
+			KubeAPIContentType: "application/json",
+			Manager: manager.Options{
+				MetricsAddr:             "0",
+				HealthProbeAddr:         "127.0.0.1:9443",
+				GracefulShutdownTimeout: 30 * time.Second,
+				LeaderElection: manager.LeaderElection{
+					Enabled:         false,
+					LeaseDuration:   30 * time.Second,
+					RenewDeadline:   20 * time.Second,
+					RetryPeriod:     5 * time.Second,
+					Namespace:       "ctrlkit-system",
+					Name:            "mine",
+					ReleaseOnCancel: true,
+				},
+			},
 		},
 		ConcurrentDeploymentSyncs: 50,
 	}
-	if diff := cmp.Diff(want, o); diff != "" {
+	if diff := cmp.Diff(want, o, cmpopts.IgnoreFields(manager.Options{}, "Logger")); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
 	mo := o.ManagerOptions(nil, nil)
-	if mo.MetricsAddr != "" || mo.HealthProbeAddr != "127.0.0.1:9443" || mo.LeaderElection.Enabled {
+	if (mo.MetricsAddr != "" && mo.MetricsAddr != "0") || mo.HealthProbeAddr != "127.0.0.1:9443" || mo.LeaderElection.Enabled {
 		t.Errorf("manager options %+v: want metrics off, probes on 127.0.0.1:9443, no leader election", mo)
 	}
 }
@@ -96,6 +113,7 @@ func TestParseOptionsRejectsBadInput(t *testing.T) {
 		{[]string{"--concurrent-deployment-syncs=many"}, []string{"concurrent-deployment-syncs", "invalid value"}},
 		{[]string{"--concurrent-deployment-syncs=0"}, []string{"--concurrent-deployment-syncs must be at least 1, got 0"}},
 		{[]string{"--kube-api-qps=-1", "--kube-api-burst=0"}, []string{"--kube-api-qps must be positive", "--kube-api-burst must be at least 1"}},
+		{[]string{"--kube-api-content-type=text/yaml"}, []string{`--kube-api-content-type must be application/vnd.kubernetes.protobuf or application/json, got "text/yaml"`}},
 		{[]string{"--leader-elect-renew-deadline=20s"}, []string{"--leader-elect-renew-deadline (20s) must be positive and less than --leader-elect-lease-duration (15s)"}},
 		{[]string{"--leader-elect-retry-period=9s"}, []string{"--leader-elect-retry-period (9s)"}},
 		{[]string{"--leader-elect-resource-name="}, []string{"--leader-elect-resource-name must not be empty"}},

@@ -9,11 +9,16 @@
 // spent per event.
 //
 // [Informer] keeps client-go's Reflector (list, watch, relist, backoff,
-// bookmarks, watch-list streaming) and its thread-safe indexer, and calls
-// the handlers on the reflector's goroutine as each event is applied to the
-// store. It satisfies cache.SharedIndexInformer, so listers, the controller
-// package's Watch, controller-runtime's source.Informer and a
-// SharedInformerFactory (through InformerFor) take it as is.
+// bookmarks, watch-list streaming) and calls the handlers on the reflector's
+// goroutine as each event is applied to the store. It satisfies
+// cache.SharedIndexInformer, so listers, the controller package's Watch,
+// controller-runtime's source.Informer and a SharedInformerFactory (through
+// InformerFor) take it as is.
+//
+// Its store answers every call as client-go's thread-safe store does (a
+// test compares the two call for call), but files objects by namespace: the
+// namespace index every lister uses is then the filing itself, and an event
+// costs one map write instead of two plus an allocation.
 //
 // The events handlers see are client-go's, decision for decision: OnAdd for
 // a new object (isInInitialList for the informer's first list, and for every

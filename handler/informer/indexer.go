@@ -8,18 +8,18 @@ import (
 // tombstone carries.
 var keyOf = cache.DeletionHandlingMetaNamespaceKeyFunc
 
-// indexer is a cache.Indexer over a cache.ThreadSafeStore, as
-// cache.NewIndexer builds one. The informer uses the keyed methods of the
-// ThreadSafeStore directly, so an event's key is computed once, not once
-// per lookup and once per write.
+// indexer is a cache.Indexer over the informer's objects, as
+// cache.NewIndexer builds one over a cache.ThreadSafeStore. The informer
+// uses the keyed methods of objects directly, so an event's key is computed
+// once, not once per lookup and once per write.
 type indexer struct {
-	cache.ThreadSafeStore
+	*objects
 }
 
 var _ cache.Indexer = indexer{}
 
 func newIndexer(indexers cache.Indexers) indexer {
-	return indexer{cache.NewThreadSafeStore(indexers, cache.Indices{})}
+	return indexer{newObjects(indexers)}
 }
 
 func key(obj any) (string, error) {
@@ -36,27 +36,21 @@ func (x indexer) Add(obj any) error {
 	if err != nil {
 		return err
 	}
-	x.ThreadSafeStore.Add(k, obj)
+	x.objects.Add(k, obj)
 	return nil
 }
 
-// Update stores obj under its key.
-func (x indexer) Update(obj any) error {
-	k, err := key(obj)
-	if err != nil {
-		return err
-	}
-	x.ThreadSafeStore.Update(k, obj)
-	return nil
-}
+// Update stores obj under its key, as Add does.
+func (x indexer) Update(obj any) error { return x.Add(obj) }
 
-// Delete removes the object stored under obj's key.
+// Delete removes the object stored under obj's key; obj's resource version
+// becomes the store's, as in client-go.
 func (x indexer) Delete(obj any) error {
 	k, err := key(obj)
 	if err != nil {
 		return err
 	}
-	x.ThreadSafeStore.Delete(k)
+	x.objects.DeleteWithObject(k, obj)
 	return nil
 }
 
@@ -71,22 +65,31 @@ func (x indexer) Get(obj any) (item any, exists bool, err error) {
 
 // GetByKey returns the object stored under key.
 func (x indexer) GetByKey(key string) (item any, exists bool, err error) {
-	item, exists = x.ThreadSafeStore.Get(key)
+	item, exists = x.objects.Get(key)
 	return item, exists, nil
 }
 
 // Replace makes list the store's content.
 func (x indexer) Replace(list []any, resourceVersion string) error {
-	items := make(map[string]any, len(list))
-	for _, obj := range list {
-		k, err := key(obj)
-		if err != nil {
-			return err
-		}
-		items[k] = obj
+	items, _, err := keyed(list)
+	if err != nil {
+		return err
 	}
-	x.ThreadSafeStore.Replace(items, resourceVersion)
+	x.objects.Replace(items, resourceVersion)
 	return nil
+}
+
+// keyed returns list's objects by key, and the key of each.
+func keyed(list []any) (items map[string]any, keys []string, err error) {
+	items = make(map[string]any, len(list))
+	keys = make([]string, len(list))
+	for n, obj := range list {
+		if keys[n], err = key(obj); err != nil {
+			return nil, nil, err
+		}
+		items[keys[n]] = obj
+	}
+	return items, keys, nil
 }
 
 // Resync does nothing: the informer's resyncs are its own.

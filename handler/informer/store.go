@@ -50,8 +50,7 @@ func (s *store) upsert(obj any) error {
 	if err != nil {
 		return err
 	}
-	old, exists := s.indexer.ThreadSafeStore.Get(k)
-	s.indexer.ThreadSafeStore.Update(k, obj)
+	old, exists := s.indexer.swap(k, obj)
 	for _, r := range s.handlers {
 		if exists {
 			r.handler.OnUpdate(old, obj)
@@ -97,26 +96,19 @@ func (s *store) Replace(list []any, resourceVersion string) error {
 		list[n] = t
 	}
 
-	olds := make([]any, len(list))
-	items := make(map[string]any, len(list))
-	for n, obj := range list {
-		k, err := key(obj)
-		if err != nil {
-			return err
-		}
-		items[k] = obj
-		olds[n], _ = s.indexer.ThreadSafeStore.Get(k)
+	items, keys, err := keyed(list)
+	if err != nil {
+		return err
 	}
+	previous := s.indexer.replace(items, resourceVersion)
 	var gone []cache.DeletedFinalStateUnknown
-	for _, k := range s.indexer.ListKeys() {
-		if _, listed := items[k]; listed {
-			continue
-		}
-		if old, exists := s.indexer.ThreadSafeStore.Get(k); exists {
-			gone = append(gone, cache.DeletedFinalStateUnknown{Key: k, Obj: old})
+	for _, inNamespace := range previous {
+		for k, old := range inNamespace {
+			if _, listed := items[k]; !listed {
+				gone = append(gone, cache.DeletedFinalStateUnknown{Key: k, Obj: old})
+			}
 		}
 	}
-	s.indexer.ThreadSafeStore.Replace(items, resourceVersion)
 
 	for _, tombstone := range gone {
 		for _, r := range s.handlers {
@@ -125,9 +117,10 @@ func (s *store) Replace(list []any, resourceVersion string) error {
 	}
 	initial := !s.hasSynced
 	for n, obj := range list {
+		old := previous[namespaceOf(keys[n])][keys[n]]
 		for _, r := range s.handlers {
-			if olds[n] != nil {
-				r.handler.OnUpdate(olds[n], obj)
+			if old != nil {
+				r.handler.OnUpdate(old, obj)
 			} else {
 				r.handler.OnAdd(obj, initial)
 			}

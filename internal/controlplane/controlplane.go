@@ -29,6 +29,7 @@ type ControlPlane struct {
 	restConfig     *rest.Config
 	client         kubernetes.Interface
 	kubeconfigPath string
+	kcmPort        int
 
 	stopOnce sync.Once
 	stopErr  error
@@ -102,6 +103,7 @@ func start(ctx context.Context, bins *Binaries, opts Options) (_ *ControlPlane, 
 		return nil, err
 	}
 	etcdPort, etcdPeerPort, apiPort, kcmPort, schedPort := ports[0], ports[1], ports[2], ports[3], ports[4]
+	cp.kcmPort = kcmPort
 
 	keys, err := writePKI(cp.dir)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -45,6 +46,15 @@ func TestParallelInstancesStopWithoutLeftovers(t *testing.T) {
 		}
 		if len(nodes.Items) != 1 || nodes.Items[0].Name != NodeName(0) {
 			t.Errorf("instance %d has nodes %v, want just %s", i, nodes.Items, NodeName(0))
+		}
+
+		// kcm's metrics are readable with the admin credentials, with
+		// its controllers' work queues among them.
+		kcmMetrics, err := cp.ControllerManagerMetrics(t.Context())
+		if err != nil {
+			t.Errorf("instance %d: %v", i, err)
+		} else if !strings.Contains(string(kcmMetrics), `workqueue_adds_total{name="replicaset"}`) {
+			t.Errorf("instance %d: kube-controller-manager metrics lack the replicaset queue's adds", i)
 		}
 
 		var pids []int

@@ -17,7 +17,7 @@ import (
 
 // RESTConfig loads the client configuration: from --kubeconfig and
 // --master, or in-cluster when both are empty, with the flags' rate limits
-// and userAgent.
+// and content type, and userAgent.
 func (o *Options) RESTConfig(userAgent string) (*rest.Config, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags(o.Master, o.Kubeconfig)
 	if err != nil {
@@ -25,32 +25,19 @@ func (o *Options) RESTConfig(userAgent string) (*rest.Config, error) {
 	}
 	cfg.QPS = float32(o.KubeAPIQPS)
 	cfg.Burst = o.KubeAPIBurst
+	cfg.ContentType = o.KubeAPIContentType
 	cfg = rest.AddUserAgent(cfg, userAgent)
 	return cfg, nil
 }
 
-// ManagerOptions converts the flags into the manager's options. client
+// ManagerOptions returns the manager's options from the flags. client
 // reads and writes the Lease; recorder, if not nil, records leadership
 // events on it.
 func (o *Options) ManagerOptions(client kubernetes.Interface, recorder record.EventRecorder) manager.Options {
-	opts := manager.Options{
-		MetricsAddr:     bindAddress(o.MetricsBindAddress),
-		HealthProbeAddr: bindAddress(o.HealthProbeBindAddress),
-	}
-	if o.LeaderElect {
-		opts.LeaderElection = manager.LeaderElection{
-			Enabled:         true,
-			Client:          client,
-			Namespace:       o.LeaderElectResourceNamespace,
-			Name:            o.LeaderElectResourceName,
-			LeaseDuration:   o.LeaderElectLeaseDuration,
-			RenewDeadline:   o.LeaderElectRenewDeadline,
-			RetryPeriod:     o.LeaderElectRetryPeriod,
-			ReleaseOnCancel: true,
-		}
-		if recorder != nil {
-			opts.LeaderElection.EventRecorder = recorder
-		}
+	opts := o.Manager
+	opts.LeaderElection.Client = client
+	if recorder != nil {
+		opts.LeaderElection.EventRecorder = recorder
 	}
 	return opts
 }

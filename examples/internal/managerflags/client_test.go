@@ -43,6 +43,9 @@ func TestRESTConfig(t *testing.T) {
 	if cfg.Host != "https://127.0.0.1:6443" || cfg.QPS != 20 || cfg.Burst != 30 || !strings.HasSuffix(cfg.UserAgent, "/tester") {
 		t.Errorf("config host %q qps %v burst %d agent %q; want the kubeconfig's server, 20, 30, tester", cfg.Host, cfg.QPS, cfg.Burst, cfg.UserAgent)
 	}
+	if cfg.ContentType != "application/vnd.kubernetes.protobuf" {
+		t.Errorf("content type %q, want protobuf, as kube-controller-manager", cfg.ContentType)
+	}
 
 	o.Master = "https://10.0.0.9:443"
 	if cfg, err = o.RESTConfig("tester"); err != nil || cfg.Host != "https://10.0.0.9:443" {
@@ -61,15 +64,17 @@ func TestManagerOptions(t *testing.T) {
 	mo := o.ManagerOptions(client, nil)
 	le := mo.LeaderElection
 	if !le.Enabled || le.Client != client || le.Namespace != "kube-system" || le.Name != "lease" || !le.ReleaseOnCancel ||
-		le.LeaseDuration != o.LeaderElectLeaseDuration || le.RenewDeadline != o.LeaderElectRenewDeadline || le.RetryPeriod != o.LeaderElectRetryPeriod {
+		le.LeaseDuration != o.Manager.LeaderElection.LeaseDuration || le.RenewDeadline != o.Manager.LeaderElection.RenewDeadline || le.RetryPeriod != o.Manager.LeaderElection.RetryPeriod {
 		t.Errorf("leader election %+v does not follow the flags", le)
 	}
 	if mo.MetricsAddr != ":8080" || mo.HealthProbeAddr != ":8081" {
 		t.Errorf("addresses %q, %q; want :8080 and :8081", mo.MetricsAddr, mo.HealthProbeAddr)
 	}
-	o.LeaderElect, o.MetricsBindAddress, o.HealthProbeBindAddress = false, "0", ""
+	o.Manager.LeaderElection.Enabled, o.Manager.MetricsAddr, o.Manager.HealthProbeAddr = false, "0", ""
 	mo = o.ManagerOptions(client, nil)
-	if mo.LeaderElection.Enabled || mo.MetricsAddr != "" || mo.HealthProbeAddr != "" {
+	// "0" and "" both turn an endpoint off (manager.Options).
+	off := func(addr string) bool { return addr == "" || addr == "0" }
+	if mo.LeaderElection.Enabled || !off(mo.MetricsAddr) || !off(mo.HealthProbeAddr) {
 		t.Errorf("with everything off: %+v", mo)
 	}
 }

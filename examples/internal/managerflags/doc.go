@@ -1,7 +1,8 @@
 // Package managerflags holds the process plumbing the example binaries
-// share: kube-controller-manager's flag spellings for the API client and
-// leader election, the manager's endpoints, and the conversion of those
-// flags into a rest.Config, manager.Options and an event recorder.
+// share: the API client's flags with kube-controller-manager's spellings,
+// the manager's own flags (bound by manager.Options.BindFlags), the
+// conversion into a rest.Config, manager.Options and an event recorder, and
+// Main and Run, the bodies of each binary's main and run.
 //
 // It is internal to the examples: an operator author copies it, or writes
 // the twenty lines they need, rather than importing it.

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 )
 
@@ -23,4 +25,30 @@ func Main(name string, run func(ctx context.Context, args []string, stdout io.Wr
 		fmt.Fprintln(os.Stderr, name+":", err)
 		os.Exit(1)
 	}
+}
+
+// Run is the body of each example binary's run: it parses args with parse
+// (usage and errors to stdout), connects to the API server as component,
+// builds the manager with newManager and runs it until ctx is cancelled,
+// then calls the stop function newManager returned.
+func Run[O interface {
+	Client(userAgent string) (kubernetes.Interface, error)
+}](ctx context.Context, args []string, stdout io.Writer, component string,
+	parse func(args []string, output io.Writer) (O, error),
+	newManager func(ctx context.Context, o O, client kubernetes.Interface) (*manager.Manager, func(), error),
+) error {
+	o, err := parse(args, stdout)
+	if err != nil {
+		return err
+	}
+	client, err := o.Client(component)
+	if err != nil {
+		return err
+	}
+	mgr, stop, err := newManager(ctx, o, client)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return mgr.Run(ctx)
 }

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 )
 
-// Options are the flags every example controller-manager takes.
+// Options are the flags every example controller-manager takes: the
+// client's, plus the manager's own (manager.Options.BindFlags).
 type Options struct {
 	// Kubeconfig and Master locate the API server. Both empty means the
 	// in-cluster configuration (the pod's service account).
@@ -21,36 +23,37 @@ type Options struct {
 	// KubeAPIQPS and KubeAPIBurst bound the client's request rate.
 	KubeAPIQPS   float64
 	KubeAPIBurst int
+	// KubeAPIContentType is the encoding of requests to the API server.
+	// kube-controller-manager's default, protobuf, costs the API server
+	// and the client less CPU per object than JSON.
+	KubeAPIContentType string
 
-	// LeaderElect runs the controllers only while this process holds the
-	// Lease LeaderElectResourceNamespace/LeaderElectResourceName.
-	LeaderElect                  bool
-	LeaderElectLeaseDuration     time.Duration
-	LeaderElectRenewDeadline     time.Duration
-	LeaderElectRetryPeriod       time.Duration
-	LeaderElectResourceNamespace string
-	LeaderElectResourceName      string
-
-	// MetricsBindAddress serves /metrics; HealthProbeBindAddress serves
-	// /healthz and /readyz. "0" or "" disables one.
-	MetricsBindAddress     string
-	HealthProbeBindAddress string
+	// Manager holds leader election (on a Lease), the /metrics, /healthz
+	// and /readyz addresses ("0" disables one) and the shutdown timeout.
+	Manager manager.Options
 }
 
 // Defaults returns kube-controller-manager's defaults, with leaseName as the
 // Lease's name.
 func Defaults(leaseName string) Options {
 	return Options{
-		KubeAPIQPS:                   20,
-		KubeAPIBurst:                 30,
-		LeaderElect:                  true,
-		LeaderElectLeaseDuration:     manager.DefaultLeaseDuration,
-		LeaderElectRenewDeadline:     manager.DefaultRenewDeadline,
-		LeaderElectRetryPeriod:       manager.DefaultRetryPeriod,
-		LeaderElectResourceNamespace: "kube-system",
-		LeaderElectResourceName:      leaseName,
-		MetricsBindAddress:           ":8080",
-		HealthProbeBindAddress:       ":8081",
+		KubeAPIQPS:         20,
+		KubeAPIBurst:       30,
+		KubeAPIContentType: runtime.ContentTypeProtobuf,
+		Manager: manager.Options{
+			MetricsAddr:             ":8080",
+			HealthProbeAddr:         ":8081",
+			GracefulShutdownTimeout: manager.DefaultGracefulShutdownTimeout,
+			LeaderElection: manager.LeaderElection{
+				Enabled:         true,
+				Namespace:       "kube-system",
+				Name:            leaseName,
+				LeaseDuration:   manager.DefaultLeaseDuration,
+				RenewDeadline:   manager.DefaultRenewDeadline,
+				RetryPeriod:     manager.DefaultRetryPeriod,
+				ReleaseOnCancel: true,
+			},
+		},
 	}
 }
 
@@ -62,14 +65,8 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Master, "master", o.Master, "The address of the Kubernetes API server (overrides any value in kubeconfig).")
 	fs.Float64Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "QPS to use while talking with the Kubernetes API server.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst to use while talking with the Kubernetes API server.")
-	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Start a leader election client and gain leadership before running the controllers. Enable this when running replicated components for high availability.")
-	fs.DurationVar(&o.LeaderElectLeaseDuration, "leader-elect-lease-duration", o.LeaderElectLeaseDuration, "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership.")
-	fs.DurationVar(&o.LeaderElectRenewDeadline, "leader-elect-renew-deadline", o.LeaderElectRenewDeadline, "The interval between attempts by the acting leader to renew a leadership slot before it stops leading. Must be less than the lease duration.")
-	fs.DurationVar(&o.LeaderElectRetryPeriod, "leader-elect-retry-period", o.LeaderElectRetryPeriod, "The duration the clients should wait between attempting acquisition and renewal of a leadership.")
-	fs.StringVar(&o.LeaderElectResourceNamespace, "leader-elect-resource-namespace", o.LeaderElectResourceNamespace, "The namespace of the Lease used for leader election.")
-	fs.StringVar(&o.LeaderElectResourceName, "leader-elect-resource-name", o.LeaderElectResourceName, "The name of the Lease used for leader election.")
-	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `The address /metrics is served on, e.g. ":8080". "0" disables it.`)
-	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, `The address /healthz and /readyz are served on, e.g. ":8081". "0" disables them.`)
+	fs.StringVar(&o.KubeAPIContentType, "kube-api-content-type", o.KubeAPIContentType, "Content type of requests sent to the API server.")
+	o.Manager.BindFlags(fs)
 	klog.InitFlags(fs)
 }
 
@@ -82,20 +79,25 @@ func (o *Options) Validate() error {
 	if o.KubeAPIBurst < 1 {
 		errs = append(errs, fmt.Errorf("--kube-api-burst must be at least 1, got %d", o.KubeAPIBurst))
 	}
-	if o.LeaderElect {
-		if o.LeaderElectResourceNamespace == "" || o.LeaderElectResourceName == "" {
+	if o.KubeAPIContentType != runtime.ContentTypeProtobuf && o.KubeAPIContentType != runtime.ContentTypeJSON {
+		errs = append(errs, fmt.Errorf("--kube-api-content-type must be %s or %s, got %q", runtime.ContentTypeProtobuf, runtime.ContentTypeJSON, o.KubeAPIContentType))
+	}
+	// manager.New checks these too, naming fields; here the message names
+	// the flags, before anything connects.
+	if le := o.Manager.LeaderElection; le.Enabled {
+		if le.Namespace == "" || le.Name == "" {
 			errs = append(errs, errors.New("--leader-elect-resource-namespace and --leader-elect-resource-name must not be empty with --leader-elect"))
 		}
-		if o.LeaderElectLeaseDuration < time.Second {
-			errs = append(errs, fmt.Errorf("--leader-elect-lease-duration must be at least 1s, got %s", o.LeaderElectLeaseDuration))
+		if le.LeaseDuration < time.Second {
+			errs = append(errs, fmt.Errorf("--leader-elect-lease-duration must be at least 1s, got %s", le.LeaseDuration))
 		}
-		if o.LeaderElectRenewDeadline <= 0 || o.LeaderElectRenewDeadline >= o.LeaderElectLeaseDuration {
+		if le.RenewDeadline <= 0 || le.RenewDeadline >= le.LeaseDuration {
 			errs = append(errs, fmt.Errorf("--leader-elect-renew-deadline (%s) must be positive and less than --leader-elect-lease-duration (%s)",
-				o.LeaderElectRenewDeadline, o.LeaderElectLeaseDuration))
+				le.RenewDeadline, le.LeaseDuration))
 		}
-		if o.LeaderElectRetryPeriod <= 0 || time.Duration(leaderelection.JitterFactor*float64(o.LeaderElectRetryPeriod)) >= o.LeaderElectRenewDeadline {
+		if le.RetryPeriod <= 0 || time.Duration(leaderelection.JitterFactor*float64(le.RetryPeriod)) >= le.RenewDeadline {
 			errs = append(errs, fmt.Errorf("--leader-elect-retry-period (%s) times %.1f must be less than --leader-elect-renew-deadline (%s)",
-				o.LeaderElectRetryPeriod, leaderelection.JitterFactor, o.LeaderElectRenewDeadline))
+				le.RetryPeriod, leaderelection.JitterFactor, le.RenewDeadline))
 		}
 	}
 	return errors.Join(errs...)
@@ -112,13 +114,4 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("unexpected arguments %q: this command takes flags only", fs.Args())
 	}
 	return nil
-}
-
-// bindAddress maps the "0" spelling of "disabled" to the empty address the
-// manager understands.
-func bindAddress(addr string) string {
-	if addr == "0" {
-		return ""
-	}
-	return addr
 }

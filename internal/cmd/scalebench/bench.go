@@ -158,6 +158,17 @@ func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writ
 	if res.events, err = countEvents(ctx, client); err != nil {
 		return res, err
 	}
+	if kind == upstream {
+		// kcm's side of what our controller's summary shows: how often it
+		// synced, and how long syncs and waits took.
+		if text, err := cp.ControllerManagerMetrics(ctx); err != nil {
+			fmt.Fprintf(log, "scalebench upstream: %v\n", err)
+		} else if s, err := queueSummary(text, "deployment"); err != nil {
+			fmt.Fprintf(log, "scalebench upstream: %v\n", err)
+		} else {
+			fmt.Fprintf(log, "scalebench upstream: %s\n", s)
+		}
+	}
 	return res, nil
 }
 

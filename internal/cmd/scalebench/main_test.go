@@ -280,3 +280,27 @@ func TestTrackerWaitsForTheImageAndEveryReplica(t *testing.T) {
 		t.Errorf("a new phase starts with %d available", n)
 	}
 }
+
+func TestQueueSummary(t *testing.T) {
+	text := []byte(`# TYPE workqueue_adds_total counter
+workqueue_adds_total{name="deployment"} 120
+workqueue_adds_total{name="replicaset"} 7
+# TYPE workqueue_retries_total counter
+workqueue_retries_total{name="deployment"} 4
+# TYPE workqueue_work_duration_seconds histogram
+workqueue_work_duration_seconds_bucket{name="deployment",le="+Inf"} 100
+workqueue_work_duration_seconds_sum{name="deployment"} 2.5
+workqueue_work_duration_seconds_count{name="deployment"} 100
+`)
+	got, err := queueSummary(text, "deployment")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "workqueue_adds_total: 120, workqueue_retries_total: 4, workqueue_work_duration_seconds: 100, mean 25.0ms"
+	if got != want {
+		t.Errorf("queueSummary = %q, want %q", got, want)
+	}
+	if _, err := queueSummary(text, "missing"); err == nil {
+		t.Error("queueSummary of a queue without metrics succeeded")
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -54,7 +55,8 @@ func (c *runningController) summary() string {
 				parts = append(parts, fmt.Sprintf("reconciles %s: %.0f", result, m.GetCounter().GetValue()))
 			case name == "workqueue_retries_total" || name == "workqueue_adds_total":
 				parts = append(parts, fmt.Sprintf("%s: %.0f", name, m.GetCounter().GetValue()))
-			case name == "controller_runtime_reconcile_time_seconds" || name == "workqueue_queue_duration_seconds":
+			case name == "controller_runtime_reconcile_time_seconds" || name == "workqueue_queue_duration_seconds" ||
+				name == "workqueue_work_duration_seconds":
 				if h := m.GetHistogram(); h.GetSampleCount() > 0 {
 					parts = append(parts, fmt.Sprintf("mean %s: %.1fms", name, 1000*h.GetSampleSum()/float64(h.GetSampleCount())))
 				}
@@ -71,6 +73,9 @@ func startOurs(ctx context.Context, base *rest.Config, cfg config) (*runningCont
 	counter := newWriteCounter()
 	rc := rest.CopyConfig(base)
 	rc.QPS, rc.Burst = float32(cfg.qps), cfg.burst
+	// Protobuf, as the deployment-controller binary and
+	// kube-controller-manager send by default.
+	rc.ContentType = runtime.ContentTypeProtobuf
 	rc.UserAgent = "ctrlkit-scalebench/" + eventSource
 	rc.Wrap(counter.wrap)
 	client, err := kubernetes.NewForConfig(rc)
@@ -80,6 +85,12 @@ func startOurs(ctx context.Context, base *rest.Config, cfg config) (*runningCont
 
 	runCtx, cancel := context.WithCancel(ctx)
 	factory := informers.NewSharedInformerFactory(client, 0)
+	if cfg.leanInformers {
+		if err := deployment.UseLeanInformers(factory, ""); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
 	broadcaster := record.NewBroadcaster(record.WithContext(runCtx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: eventSource})

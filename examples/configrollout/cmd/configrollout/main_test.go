@@ -26,7 +26,7 @@ func TestParseOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Namespace != "team-a" || o.ConcurrentSyncs != 4 || o.LeaderElect || o.LeaderElectResourceName != "configrollout" || o.KubeAPIQPS != 20 {
+	if o.Namespace != "team-a" || o.ConcurrentSyncs != 4 || o.Manager.LeaderElection.Enabled || o.Manager.LeaderElection.Name != "configrollout" || o.KubeAPIQPS != 20 {
 		t.Errorf("options = %+v", o)
 	}
 	for args, want := range map[string]string{

@@ -33,8 +33,8 @@ func TestManifests(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the Deployment's args do not parse: %v", err)
 	}
-	if !o.LeaderElect || o.LeaderElectResourceNamespace != m.Roles[0].Namespace {
-		t.Errorf("leader election in %q, but the Lease Role is in %q", o.LeaderElectResourceNamespace, m.Roles[0].Namespace)
+	if !o.Manager.LeaderElection.Enabled || o.Manager.LeaderElection.Namespace != m.Roles[0].Namespace {
+		t.Errorf("leader election in %q, but the Lease Role is in %q", o.Manager.LeaderElection.Namespace, m.Roles[0].Namespace)
 	}
 	ports := map[string]int32{}
 	for _, p := range c.Ports {
@@ -44,9 +44,9 @@ func TestManifests(t *testing.T) {
 		if probe == nil || probe.HTTPGet == nil {
 			t.Fatal("want HTTP liveness and readiness probes")
 		}
-		_, port, _ := net.SplitHostPort(o.HealthProbeBindAddress)
+		_, port, _ := net.SplitHostPort(o.Manager.HealthProbeAddr)
 		if got := ports[probe.HTTPGet.Port.String()]; strconv.Itoa(int(got)) != port {
-			t.Errorf("probe on port %d, but --health-probe-bind-address is %q", got, o.HealthProbeBindAddress)
+			t.Errorf("probe on port %d, but --health-probe-bind-address is %q", got, o.Manager.HealthProbeAddr)
 		}
 	}
 	data, err := os.ReadFile("../../Dockerfile")

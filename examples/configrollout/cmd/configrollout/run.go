@@ -19,20 +19,7 @@ import (
 // run parses args, connects to the API server and runs the controller until
 // ctx is cancelled.
 func run(ctx context.Context, args []string, stdout io.Writer) error {
-	o, err := parseOptions(args, stdout)
-	if err != nil {
-		return err
-	}
-	client, err := o.Client(component)
-	if err != nil {
-		return err
-	}
-	mgr, stop, err := newManager(ctx, o, client)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	return mgr.Run(ctx)
+	return managerflags.Run(ctx, args, stdout, component, parseOptions, newManager)
 }
 
 // newManager wires the controller into a manager. stop stops the event
