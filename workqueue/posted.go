@@ -104,6 +104,7 @@ func (r *postedRing[T]) written() bool { return r.unapplied.Load() > 0 }
 func (r *postedRing[T]) takeAll(apply func(T)) {
 	tail := r.tail.Load()
 	var zero T
+	var applied int64
 	for pos := r.headOwned; pos != tail; pos++ {
 		st := &r.state[pos%postedSlots]
 		if st.Load() != 2*pos+1 {
@@ -113,8 +114,14 @@ func (r *postedRing[T]) takeAll(apply func(T)) {
 		key := *s
 		*s = zero // do not keep the key reachable
 		st.Store(2*pos + 2)
-		r.unapplied.Add(-1)
+		applied++
 		apply(key)
+	}
+	if applied > 0 {
+		// Once per batch: unapplied shares its cache line with tail, which
+		// every poster writes. Until this store it overstates, which only
+		// costs a spare TryLock (see written).
+		r.unapplied.Add(-applied)
 	}
 	head := r.headOwned
 	for head != tail && r.state[head%postedSlots].Load() == 2*head+2 {
