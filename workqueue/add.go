@@ -7,11 +7,24 @@ import (
 
 // Add makes key ready at PriorityNormal.
 func (q *Queue[T]) Add(key T) {
+	if mode := q.addMode.Load(); mode != addLock {
+		q.addTrying(key, mode) // see addmode.go
+		return
+	}
+	// Lock and unlock by hand (see lockedPath in posted.go). No posted adds
+	// to apply first: in addLock, none was made before this Add began (see
+	// mayHavePosted), and any made since are concurrent with it.
 	q.mu.Lock()
 	if !q.shuttingDown {
 		q.addReadyLocked(key, PriorityNormal)
 	}
+	if q.addsToProbe--; q.addsToProbe <= 0 {
+		q.probeAddsLocked()
+	}
 	q.mu.Unlock()
+	if q.mayHavePosted() && q.posted.pending() {
+		q.applyPostedAfterUnlock()
+	}
 }
 
 // AddAfter makes key ready after d, at PriorityNormal. If key is already
@@ -32,14 +45,14 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, keys ...T) {
 	prio := clampPriority(o.Priority)
 	if !o.RateLimited {
 		// One lock for the lot: the delay is the same for every key.
-		q.mu.Lock()
+		q.lock()
 		for _, key := range keys {
 			if q.shuttingDown {
 				break
 			}
 			q.addLocked(key, prio, o.After)
 		}
-		q.mu.Unlock()
+		q.unlock()
 		return
 	}
 	for _, key := range keys {
@@ -48,11 +61,11 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, keys ...T) {
 			continue
 		}
 		d := max(o.After, q.limiter.When(key)) // the limiter locks on its own
-		q.mu.Lock()
+		q.lock()
 		if !q.shuttingDown {
 			q.addLocked(key, prio, d)
 		}
-		q.mu.Unlock()
+		q.unlock()
 	}
 }
 

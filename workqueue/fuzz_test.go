@@ -13,8 +13,10 @@ import (
 // (every key is handed out after its last add that the queue accepted), and
 // a single add is not processed twice.
 //
-// Encoding: byte 0 picks the number of goroutines (1-4, low bits) and
-// whether keys have lanes (bit 2); then each operation
+// Encoding: byte 0 picks the number of goroutines (1-4, low bits),
+// whether keys have lanes (bit 2) and whether every Add posts its key
+// (bit 3: addPostAll, so the fuzzer drives the posting path of posted.go,
+// which otherwise needs contention to run); then each operation
 // is three bytes (kind, key, argument), dealt round-robin to the goroutines.
 // The argument is a delay in milliseconds, a priority, or (for the ShutDown
 // kind) whether to really shut down (arg >= 224) or only call Len.
@@ -27,6 +29,13 @@ func FuzzQueue(f *testing.F) {
 	f.Add([]byte{2, 3, 5, 0, 3, 5, 0, 3, 5, 0, 3, 0, 0, 3, 0, 0, 4, 0, 0, 4, 0, 0, 5, 5, 0, 0, 5, 0})
 	f.Add([]byte{3, 4, 1, 200, 4, 2, 10, 0, 1, 0, 3, 0, 0, 7, 0, 255, 0, 2, 0, 3, 0, 0, 4, 0, 0, 6, 0, 0, 3, 0, 0})
 	f.Add([]byte{1, 0, 7, 0, 1, 7, 5, 2, 7, 9, 3, 0, 0, 0, 7, 0, 3, 0, 0, 4, 0, 0, 4, 0, 0})
+	// The same with every Add posting.
+	f.Add([]byte{8, 0, 1, 0, 3, 1, 0, 4, 1, 0})
+	f.Add([]byte{8, 0, 0, 0, 3, 0, 0, 0, 0, 0, 4, 0, 0, 3, 0, 0, 4, 0, 0})
+	f.Add([]byte{11, 1, 2, 50, 0, 3, 0, 3, 0, 0, 2, 2, 10, 3, 1, 0, 4, 0, 0, 3, 0, 0, 1, 2, 10, 4, 0, 0})
+	f.Add([]byte{10, 3, 5, 0, 3, 5, 0, 3, 5, 0, 3, 0, 0, 3, 0, 0, 4, 0, 0, 4, 0, 0, 5, 5, 0, 0, 5, 0})
+	f.Add([]byte{15, 4, 1, 200, 4, 2, 10, 0, 1, 0, 3, 0, 0, 7, 0, 255, 0, 2, 0, 3, 0, 0, 4, 0, 0, 6, 0, 0, 3, 0, 0})
+	f.Add([]byte{11, 0, 1, 0, 0, 2, 0, 0, 3, 0, 3, 0, 0, 0, 1, 0, 0, 2, 0, 3, 0, 0, 4, 0, 0, 4, 0, 0, 3, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 3*300 {
 			data = data[:3*300] // keep each run short
@@ -202,6 +211,9 @@ func runFuzzOps(t *testing.T, data []byte) {
 		opts.Lane = func(k string) string { return k[len(k)-1:] }
 	}
 	q := New(opts)
+	if len(data) > 0 && data[0]&8 != 0 {
+		q.addMode.Store(addPostAll)
+	}
 	c := &fuzzChecker{
 		t: t, q: q,
 		inFlight: map[string]bool{}, adding: map[string]int{}, lastAddEnd: map[string]int{}, prevGet: map[string]int{},

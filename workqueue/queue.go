@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -53,6 +54,15 @@ type Queue[T comparable] struct {
 	stop          chan struct{}
 	stopOnce      sync.Once
 	timerDone     sync.WaitGroup
+
+	// posted holds adds made while the lock was taken; parking counts Gets
+	// about to wait in readyCond (see posted.go). Last: the ring is large.
+	parking     atomic.Int32
+	addsWaiting atomic.Int32 // Adds blocked in lock
+	addMode     atomic.Int32 // how Add takes the lock (see addmode.go)
+	deepBacklog atomic.Bool  // Adds wait rather than post (see addmode.go)
+	addsToProbe int          // Adds until the next probe; under mu
+	posted      postedRing[T]
 }
 
 // New returns an empty queue configured by opts.
@@ -94,9 +104,9 @@ func (q *Queue[T]) now() int64 { return int64(q.clock.Since(q.epoch)) }
 // keys and keys held for re-processing after Done are not counted, as in
 // client-go.
 func (q *Queue[T]) Len() int {
-	q.mu.Lock()
+	q.lock()
 	n := q.ready.count
-	q.mu.Unlock()
+	q.unlock()
 	return n
 }
 
@@ -110,17 +120,12 @@ func (q *Queue[T]) Get() (key T, shutdown bool) {
 
 // GetWithPriority is Get that also returns the priority key was served at.
 func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
-	q.mu.Lock()
-	for q.ready.count == 0 && !q.shuttingDown {
-		q.getWaiters++
-		q.readyCond.Wait()
-		q.getWaiters--
-		if q.wakesPending > 0 {
-			q.wakesPending--
-		}
+	q.mu.Lock() // lock and unlock by hand: see lockedPath in posted.go
+	if q.mayHavePosted() && q.posted.pendingLocked() {
+		q.applyPostedLocked()
 	}
-	if q.ready.count == 0 {
-		q.mu.Unlock()
+	if q.ready.count == 0 && !q.waitReadyLocked() {
+		q.unlock()
 		return key, 0, true
 	}
 	n := q.ready.pop()
@@ -136,7 +141,36 @@ func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
 		}
 	}
 	q.mu.Unlock()
+	if q.mayHavePosted() && q.posted.pending() {
+		q.applyPostedAfterUnlock()
+	}
 	return key, priority, false
+}
+
+// waitReadyLocked waits until a key is ready, or reports false once the
+// queue is shut down with none ready. Out of Get's line: Get's common path
+// does not wait.
+func (q *Queue[T]) waitReadyLocked() bool {
+	for q.ready.count == 0 && !q.shuttingDown {
+		// Cond.Wait releases the lock without unlock's check for posted
+		// adds: count this Get in parking first, so that a producer posting
+		// from now on takes the lock, and apply what is posted already.
+		q.parking.Add(1)
+		q.applyPostedLocked()
+		if q.ready.count > 0 {
+			q.parking.Add(-1)
+			break
+		}
+		q.getWaiters++
+		q.readyCond.Wait()
+		q.getWaiters--
+		q.parking.Add(-1)
+		if q.wakesPending > 0 {
+			q.wakesPending--
+		}
+		q.applyPostedLocked()
+	}
+	return q.ready.count > 0
 }
 
 // Done marks key as processed. If key was added again meanwhile, it becomes
@@ -151,15 +185,26 @@ func (q *Queue[T]) Done(key T) { q.DoneTimed(key) }
 // twice more per key. timed is false when the queue has no metrics or key
 // was not in flight.
 func (q *Queue[T]) DoneTimed(key T) (elapsed time.Duration, timed bool) {
+	// Lock and unlock by hand (see lockedPath in posted.go), without
+	// applying posted adds first: a posted Add of key and this Done leave
+	// the same state in either order (key ready once, at the tail), and
+	// other keys are untouched; the unlock below applies them.
 	q.mu.Lock()
+	elapsed, timed = q.doneLocked(key)
+	q.mu.Unlock()
+	if q.mayHavePosted() && q.posted.pending() {
+		q.applyPostedAfterUnlock()
+	}
+	return elapsed, timed
+}
+
+func (q *Queue[T]) doneLocked(key T) (elapsed time.Duration, timed bool) {
 	e, ok := q.entries[key]
 	if !ok {
-		q.mu.Unlock()
 		return
 	}
 	if e.waiting() {
 		if !e.inFlight() {
-			q.mu.Unlock()
 			return
 		}
 		q.entries[key] = waitingEntry(e.index(), e.prio, false)
@@ -168,7 +213,6 @@ func (q *Queue[T]) DoneTimed(key T) (elapsed time.Duration, timed bool) {
 		node := &q.ready.nodes[n]
 		switch node.state {
 		case nodeReady:
-			q.mu.Unlock()
 			return
 		case nodeInFlight:
 			delete(q.entries, key)
@@ -185,7 +229,6 @@ func (q *Queue[T]) DoneTimed(key T) (elapsed time.Duration, timed bool) {
 	if q.inFlight == 0 && q.draining {
 		q.idleCond.Broadcast()
 	}
-	q.mu.Unlock()
 	return elapsed, timed
 }
 
@@ -201,12 +244,12 @@ func (q *Queue[T]) NumRequeues(key T) int { return q.limiter.NumRequeues(key) }
 // discarded, and Get hands out the keys that are ready, then reports
 // shutdown. It does not wait for workers.
 func (q *Queue[T]) ShutDown() {
-	q.mu.Lock()
+	q.lock()
 	q.shuttingDown = true
 	q.draining = false
 	q.readyCond.Broadcast()
 	q.idleCond.Broadcast()
-	q.mu.Unlock()
+	q.unlock()
 	q.stopTimer()
 }
 
@@ -214,21 +257,22 @@ func (q *Queue[T]) ShutDown() {
 // Workers must keep calling Done, or it waits forever; a ShutDown call from
 // another goroutine ends the wait.
 func (q *Queue[T]) ShutDownWithDrain() {
-	q.mu.Lock()
+	q.lock()
 	q.shuttingDown = true
 	q.draining = true
 	q.readyCond.Broadcast()
 	for q.inFlight > 0 && q.draining {
 		q.idleCond.Wait()
+		q.applyPostedLocked()
 	}
-	q.mu.Unlock()
+	q.unlock()
 	q.stopTimer()
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
 func (q *Queue[T]) ShuttingDown() bool {
-	q.mu.Lock()
+	q.lock()
 	s := q.shuttingDown
-	q.mu.Unlock()
+	q.unlock()
 	return s
 }

@@ -46,10 +46,10 @@ func (q *Queue[T]) runTimer() {
 		}
 	}()
 	for {
-		q.mu.Lock()
+		q.lock()
 		if q.shuttingDown {
 			q.timerRunning = false
-			q.mu.Unlock()
+			q.unlock()
 			return
 		}
 		now := q.now()
@@ -63,11 +63,11 @@ func (q *Queue[T]) runTimer() {
 		}
 		if next == math.MaxInt64 {
 			q.timerRunning = false
-			q.mu.Unlock()
+			q.unlock()
 			return
 		}
 		q.timerDeadline = next
-		q.mu.Unlock()
+		q.unlock()
 
 		if !q.armTimer(&timer, now, next) {
 			continue // due already: go round and promote

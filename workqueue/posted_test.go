@@ -1,0 +1,133 @@
+package workqueue
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// An Add that finds another Add already waiting for the lock posts its key
+// and returns at once; the key is applied, in order, by the lock's next
+// holder, and seen by the caller's next call.
+func TestAddPostsWhileLockIsTaken(t *testing.T) {
+	q, _ := newTestQueue(t, Options[string]{})
+	q.addMode.Store(addTry) // as once Adds were seen to contend
+
+	q.mu.Lock() // a long critical section elsewhere
+	var waiter sync.WaitGroup
+	waiter.Go(func() { q.Add("first") }) // waits for the lock
+	waitFor(t, "the first Add to wait for the lock", func() bool { return q.addsWaiting.Load() == 1 })
+
+	q.Add("posted-1") // returns without the lock
+	q.Add("posted-2")
+	q.Add("first") // a repeat, posted too
+	if !q.posted.pendingLocked() {
+		t.Fatal("adds made while another Add waits were not posted")
+	}
+	q.unlock() // the holder applies posted adds after releasing
+	waiter.Wait()
+
+	if got := q.Len(); got != 3 {
+		t.Fatalf("Len = %d after three distinct adds, want 3", got)
+	}
+	got := getAll(t, q, 3)
+	seen := map[string]bool{}
+	for _, k := range got {
+		seen[k] = true
+	}
+	for _, k := range []string{"first", "posted-1", "posted-2"} {
+		if !seen[k] {
+			t.Errorf("key %s lost; handed out %v", k, got)
+		}
+	}
+	if idx := func(k string) int {
+		for i, g := range got {
+			if g == k {
+				return i
+			}
+		}
+		return -1
+	}; idx("posted-1") > idx("posted-2") {
+		t.Errorf("posted adds out of order: %v", got)
+	}
+	if err := q.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A full ring makes Add wait for the lock instead: no key is dropped.
+func TestAddWaitsWhenPostedRingIsFull(t *testing.T) {
+	q, _ := newTestQueue(t, Options[string]{})
+	q.addMode.Store(addTry)
+
+	q.mu.Lock()
+	var adds sync.WaitGroup
+	adds.Go(func() { q.Add("first") })
+	waitFor(t, "the first Add to wait for the lock", func() bool { return q.addsWaiting.Load() == 1 })
+	for i := range postedSlots {
+		q.Add(fmt.Sprintf("posted-%d", i))
+	}
+	adds.Go(func() { q.Add("overflow") }) // ring full: waits for the lock
+	waitFor(t, "the overflowing Add to wait for the lock", func() bool { return q.addsWaiting.Load() == 2 })
+	q.unlock()
+	adds.Wait()
+
+	if got, want := q.Len(), postedSlots+2; got != want {
+		t.Fatalf("Len = %d, want %d", got, want)
+	}
+	if err := q.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A Get about to wait applies posted adds first, and a poster that sees a
+// waiting Get takes the lock itself: the posted key wakes the Get.
+func TestPostedAddWakesWaitingGet(t *testing.T) {
+	q, _ := newTestQueue(t, Options[string]{})
+	got := make(chan string, 1)
+	go func() {
+		k, _ := q.Get()
+		got <- k
+	}()
+	waitFor(t, "Get to wait", func() bool { return q.parking.Load() == 1 })
+
+	// Post directly, as an Add that lost the race for the lock would.
+	if !q.posted.post("k") {
+		t.Fatal("empty ring refused a key")
+	}
+	q.addContendedAfterPost(true)
+	if k := <-got; k != "k" {
+		t.Fatalf("Get returned %q, want k", k)
+	}
+	q.Done("k")
+}
+
+// Once an Add returns, its key is visible to the next operation even when
+// a poster before it has reserved a slot and not yet written it: the lock
+// holder applies written slots past the unwritten one. (FuzzQueue found the
+// case where an earlier version did not: the key was applied after a Get,
+// and handed out twice for one add.) The stalled poster's key is applied by
+// the first operation after it is written.
+func TestReturnedAddIsVisibleDespiteAnEarlierUnfinishedPost(t *testing.T) {
+	q, _ := newTestQueue(t, Options[string]{})
+	q.addMode.Store(addPostAll)
+
+	stalled := q.posted.tail.Add(1) - 1 // a poster stopped before writing
+	q.Add("later")                      // does not wait for the stalled one
+	if n := q.Len(); n != 1 {
+		t.Fatalf("Len right after Add returned = %d, want 1", n)
+	}
+
+	q.posted.write(stalled, "earlier") // the stalled poster finishes
+	if n := q.Len(); n != 2 {
+		t.Fatalf("Len after the stalled post was written = %d, want 2", n)
+	}
+	got := getAll(t, q, 2)
+	if !slices.Contains(got, "earlier") || !slices.Contains(got, "later") {
+		t.Fatalf("handed out %v, want earlier and later", got)
+	}
+	if q.posted.pending() {
+		t.Errorf("ring still has reserved slots after both were applied (head %d, tail %d)", q.posted.head.Load(), q.posted.tail.Load())
+	}
+}
