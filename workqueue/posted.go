@@ -10,7 +10,9 @@ import (
 // right after unlocking. Under contention (many producers re-adding keys
 // that are still queued) this turns a lock hand-off per add, which costs a
 // goroutine park and wake-up, into a slot write, and the holder applies a
-// batch in one critical section.
+// batch in one critical section. Workers' Dones contend for the lock the
+// same way, and post the same way (doneTrying); everything below holds for
+// a posted Done as for a posted Add.
 //
 // Why a posted add is never lost:
 //   - A poster writes its key into the slot it reserved, marks the slot
@@ -27,10 +29,14 @@ import (
 //   - A poster writes its slot and then tries the lock. If that fails, the
 //     lock was held at the time; the holder checks unapplied after
 //     unlocking (unlock), and so on down the chain of holders.
-//   - The one holder that releases the lock without going through unlock is
-//     a Get parking in Cond.Wait. It counts itself in parking and applies
-//     the ring before it waits; a poster that sees parking > 0 after
-//     writing takes the lock (blocking) and applies the ring itself.
+//   - The holders that release the lock without going through unlock are
+//     a Get parking in Cond.Wait and ShutDownWithDrain waiting for the
+//     last Done. Each counts itself in parking and applies the ring before
+//     it waits; a poster that sees parking > 0 after writing takes the lock
+//     (blocking) and applies the ring itself.
+//   - Only Adds start posting (addmode.go: the first Add to find the lock
+//     taken sets addTry), and holders check the ring only from then on;
+//     so a Done posts only once the mode is addTry.
 //     Both sides use sequentially consistent atomics, so at least one of
 //     them sees the other.
 // When the ring is full, Add takes the lock as usual.
@@ -57,12 +63,13 @@ type postedRing[T comparable] struct {
 	_         [48]byte
 	state     [postedSlots]atomic.Uint64
 	slots     [postedSlots]T
+	dones     [postedSlots]bool // the slot holds a Done, not an Add
 }
 
 // post writes key into a free slot; false means the ring is full. It never
 // waits for other producers: one stopped between reserving and writing
 // holds up nobody (the consumer skips its slot until it is written).
-func (r *postedRing[T]) post(key T) bool {
+func (r *postedRing[T]) post(key T, done bool) bool {
 	pos := r.tail.Load()
 	for {
 		if pos-r.head.Load() >= postedSlots {
@@ -73,13 +80,14 @@ func (r *postedRing[T]) post(key T) bool {
 		}
 		pos = r.tail.Load()
 	}
-	r.write(pos, key)
+	r.write(pos, key, done)
 	return true
 }
 
 // write fills the reserved position pos with key and marks it written.
-func (r *postedRing[T]) write(pos uint64, key T) {
+func (r *postedRing[T]) write(pos uint64, key T, done bool) {
 	r.slots[pos%postedSlots] = key
+	r.dones[pos%postedSlots] = done
 	r.state[pos%postedSlots].Store(2*pos + 1)
 	r.unapplied.Add(1)
 }
@@ -101,7 +109,7 @@ func (r *postedRing[T]) written() bool { return r.unapplied.Load() > 0 }
 // takeAll hands every written, unapplied key between head and tail to
 // apply, in position order, and advances head over the applied prefix.
 // The caller holds the queue's lock.
-func (r *postedRing[T]) takeAll(apply func(T)) {
+func (r *postedRing[T]) takeAll(apply func(key T, done bool)) {
 	tail := r.tail.Load()
 	var zero T
 	var applied int64
@@ -115,7 +123,7 @@ func (r *postedRing[T]) takeAll(apply func(T)) {
 		*s = zero // do not keep the key reachable
 		st.Store(2*pos + 2)
 		applied++
-		apply(key)
+		apply(key, r.dones[pos%postedSlots])
 	}
 	if applied > 0 {
 		// Once per batch: unapplied shares its cache line with tail, which
@@ -178,7 +186,11 @@ func (q *Queue[T]) applyPostedLocked() {
 	q.noteBacklogLocked()
 }
 
-func (q *Queue[T]) applyPostedKeyLocked(key T) {
+func (q *Queue[T]) applyPostedKeyLocked(key T, done bool) {
+	if done {
+		q.doneLocked(key)
+		return
+	}
 	if !q.shuttingDown {
 		q.addReadyLocked(key, PriorityNormal)
 	}
@@ -195,7 +207,7 @@ func (q *Queue[T]) addContended(key T, mode int32) {
 		q.sawContention()
 	}
 	wait := !postAll && (q.addsWaiting.Load() == 0 || q.deepBacklog.Load())
-	if wait || !q.posted.post(key) {
+	if wait || !q.posted.post(key, false) {
 		q.addsWaiting.Add(1)
 		q.lock()
 		q.addsWaiting.Add(-1)
@@ -206,16 +218,16 @@ func (q *Queue[T]) addContended(key T, mode int32) {
 		q.unlock()
 		return
 	}
-	q.addContendedAfterPost(!postAll)
+	q.afterPost(!postAll)
 }
 
-// addContendedAfterPost makes sure a key just posted gets applied: by this
-// goroutine if the lock is free now, else by the holder's unlock, or, if a
-// Get may be waiting (it releases the lock in Cond.Wait, not unlock), by
-// taking the lock. Under addPostAll (tests) it does not try the lock: the
+// afterPost makes sure a key just posted (by Add or Done) gets applied: by
+// this goroutine if the lock is free now, else by the holder's unlock, or,
+// if a Get or ShutDownWithDrain may be waiting (they release the lock in
+// Cond.Wait, not unlock), by taking the lock. Under addPostAll (tests) it does not try the lock: the
 // key then waits for the next operation that takes it, so that the fuzzer
 // drives the holders' side too (lock, unlock and the parking handshake).
-func (q *Queue[T]) addContendedAfterPost(tryLock bool) {
+func (q *Queue[T]) afterPost(tryLock bool) {
 	if tryLock && q.mu.TryLock() {
 		q.applyPostedLocked()
 		q.unlock()
@@ -226,4 +238,24 @@ func (q *Queue[T]) addContendedAfterPost(tryLock bool) {
 		q.lock()
 		q.unlock()
 	}
+}
+
+// doneTrying is Done once Adds contend (addTry, or addPostAll). Workers'
+// Dones contend for the lock as producers' Adds do, so a Done that finds
+// it taken posts its key too. A posted Done and an Add of the same key
+// leave the same state in either order (the key ready once, at the tail),
+// and the caller's next Get applies the ring before it takes a key.
+func (q *Queue[T]) doneTrying(key T, mode int32) {
+	if mode != addPostAll && q.mu.TryLock() {
+		q.doneLocked(key)
+		q.unlock()
+		return
+	}
+	if !q.posted.post(key, true) {
+		q.lock() // the ring is full
+		q.doneLocked(key)
+		q.unlock()
+		return
+	}
+	q.afterPost(mode != addPostAll)
 }

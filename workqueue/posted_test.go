@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // An Add that finds another Add already waiting for the lock posts its key
@@ -93,10 +94,10 @@ func TestPostedAddWakesWaitingGet(t *testing.T) {
 	waitFor(t, "Get to wait", func() bool { return q.parking.Load() == 1 })
 
 	// Post directly, as an Add that lost the race for the lock would.
-	if !q.posted.post("k") {
+	if !q.posted.post("k", false) {
 		t.Fatal("empty ring refused a key")
 	}
-	q.addContendedAfterPost(true)
+	q.afterPost(true)
 	if k := <-got; k != "k" {
 		t.Fatalf("Get returned %q, want k", k)
 	}
@@ -119,7 +120,7 @@ func TestReturnedAddIsVisibleDespiteAnEarlierUnfinishedPost(t *testing.T) {
 		t.Fatalf("Len right after Add returned = %d, want 1", n)
 	}
 
-	q.posted.write(stalled, "earlier") // the stalled poster finishes
+	q.posted.write(stalled, "earlier", false) // the stalled poster finishes
 	if n := q.Len(); n != 2 {
 		t.Fatalf("Len after the stalled post was written = %d, want 2", n)
 	}
@@ -127,7 +128,102 @@ func TestReturnedAddIsVisibleDespiteAnEarlierUnfinishedPost(t *testing.T) {
 	if !slices.Contains(got, "earlier") || !slices.Contains(got, "later") {
 		t.Fatalf("handed out %v, want earlier and later", got)
 	}
+	// Under addPostAll the Dones post too: the next operation applies them.
+	if n := q.Len(); n != 0 {
+		t.Fatalf("Len after both were done = %d, want 0", n)
+	}
 	if q.posted.pending() {
 		t.Errorf("ring still has reserved slots after both were applied (head %d, tail %d)", q.posted.head.Load(), q.posted.tail.Load())
+	}
+}
+
+// A Done that finds the lock taken posts its key and returns; the caller's
+// next Get applies it first, so a key re-added while in flight is handed
+// out again, and nothing is in flight twice.
+func TestDonePostsWhileLockIsTaken(t *testing.T) {
+	q, _ := newTestQueue(t, Options[string]{})
+	q.addMode.Store(addTry)
+	q.Add("k")
+	k := mustGet(t, q)
+	q.Add("k") // re-added while in flight: held for after Done
+
+	q.mu.Lock() // another operation holds the lock
+	q.Done(k)   // does not wait for it
+	if !q.posted.pendingLocked() {
+		t.Fatal("a Done made while the lock was taken was not posted")
+	}
+	q.mu.Unlock() // released without applying, as a Get parking in Cond.Wait does
+
+	if got := mustGet(t, q); got != "k" {
+		t.Fatalf("Get after the posted Done = %q, want k", got)
+	}
+	q.Done("k")
+	if n := q.Len(); n != 0 {
+		t.Fatalf("Len after the second Done = %d, want 0", n)
+	}
+}
+
+// ShutDownWithDrain parks in a Cond.Wait like a waiting Get: a Done posted
+// while it waits must still end the wait.
+func TestPostedDoneEndsShutDownWithDrain(t *testing.T) {
+	q, _ := newTestQueue(t, Options[string]{})
+	q.addMode.Store(addPostAll) // every Add and Done posts
+	q.Add("k")
+	k := mustGet(t, q)
+
+	drained := make(chan struct{})
+	go func() {
+		q.ShutDownWithDrain()
+		close(drained)
+	}()
+	waitFor(t, "ShutDownWithDrain to wait", func() bool { return q.parking.Load() == 1 })
+	q.Done(k)
+	waitFor(t, "ShutDownWithDrain to return after the posted Done", func() bool {
+		select {
+		case <-drained:
+			return true
+		default:
+			return false
+		}
+	})
+}
+
+// Before Adds have been seen to contend (addLock, addProbe), lock holders
+// do not look at the ring, so Done must not post: it waits for the lock.
+// (FuzzQueue found a key lost when a Done posted during a probe; its input
+// is kept in testdata/fuzz.)
+func TestDoneDoesNotPostBeforeAddsContend(t *testing.T) {
+	for _, mode := range []int32{addLock, addProbe} {
+		q, _ := newTestQueue(t, Options[string]{})
+		q.Add("k")
+		k := mustGet(t, q)
+		q.Add("k") // held for after Done
+		q.addMode.Store(mode)
+
+		q.mu.Lock()
+		done := make(chan struct{})
+		go func() {
+			q.Done(k)
+			close(done)
+		}()
+		// A Done that posts does so within microseconds; give it ample time.
+		var posted, returned bool
+		for i := 0; i < 50 && !posted && !returned; i++ {
+			posted = q.posted.pending()
+			select {
+			case <-done:
+				returned = true
+			case <-time.After(time.Millisecond):
+			}
+		}
+		q.mu.Unlock() // raw, as Cond.Wait releases it
+		<-done
+		if posted || returned {
+			t.Fatalf("mode %d: Done posted (%v) or returned (%v) while the lock was held", mode, posted, returned)
+		}
+		if got := mustGet(t, q); got != "k" {
+			t.Fatalf("mode %d: Get = %q, want k", mode, got)
+		}
+		q.Done("k")
 	}
 }

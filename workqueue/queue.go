@@ -176,7 +176,21 @@ func (q *Queue[T]) waitReadyLocked() bool {
 // Done marks key as processed. If key was added again meanwhile, it becomes
 // ready now (or stays delayed, if that add was delayed). Done of a key that
 // is not in flight does nothing.
-func (q *Queue[T]) Done(key T) { q.DoneTimed(key) }
+func (q *Queue[T]) Done(key T) {
+	if mode := q.addMode.Load(); mode >= addTry {
+		q.doneTrying(key, mode) // see posted.go
+		return
+	}
+	// Lock and unlock by hand (see lockedPath in posted.go). Posting is
+	// only for once Adds have been seen to contend: before that, holders do
+	// not look at the ring (mayHavePosted).
+	q.mu.Lock()
+	q.doneLocked(key)
+	q.mu.Unlock()
+	if q.mayHavePosted() && q.posted.pending() {
+		q.applyPostedAfterUnlock()
+	}
+}
 
 // DoneTimed is Done that also returns how long key was in flight, from the
 // Get that handed it out to this call, on the queue's clock. A queue with
@@ -262,7 +276,17 @@ func (q *Queue[T]) ShutDownWithDrain() {
 	q.draining = true
 	q.readyCond.Broadcast()
 	for q.inFlight > 0 && q.draining {
+		// As in waitReadyLocked: Cond.Wait releases the lock without
+		// unlock's check, and a Done posted meanwhile must not be left
+		// in the ring while this waits for it.
+		q.parking.Add(1)
+		q.applyPostedLocked()
+		if q.inFlight == 0 || !q.draining {
+			q.parking.Add(-1)
+			break
+		}
 		q.idleCond.Wait()
+		q.parking.Add(-1)
 		q.applyPostedLocked()
 	}
 	q.unlock()
