@@ -56,6 +56,7 @@ package benchmarks
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -239,6 +240,12 @@ func BenchmarkControllerEventsToReconciles(b *testing.B) {
 	for _, src := range eventSources {
 		for _, cut := range controllersUnderBench {
 			b.Run(src.name+"/"+cut.name, func(b *testing.B) {
+				// Every variant starts from a heap returned to the OS:
+				// pages a previous variant faulted in and the scavenger
+				// has not yet returned make the next one's allocations
+				// cheaper (bare-queue measured 660-700k reconciles/s on
+				// its own, 780-825k right after controller-runtime).
+				debug.FreeOSMemory()
 				objs := benchConfigMaps(b.N + 1)
 				counter := newReconcileCounter(b.N + 1)
 				informer, runInformer, emit := src.setup(b, b.N+1)
