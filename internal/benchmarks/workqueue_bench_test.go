@@ -10,6 +10,7 @@ package benchmarks
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -201,6 +202,10 @@ func BenchmarkWorkqueueThroughput(b *testing.B) {
 		keys := makeKeys(c.keys)
 		for _, im := range impls {
 			b.Run(fmt.Sprintf("case=%s/impl=%s", c.name, im.name), func(b *testing.B) {
+				// Each queue starts from a heap returned to the OS, not
+				// with the pages the previous one (often controller-
+				// runtime's, the largest) faulted in.
+				debug.FreeOSMemory()
 				b.ReportAllocs()
 				var gets int64
 				cpu0 := cpuTime()
