@@ -31,27 +31,29 @@ package benchmarks
 // they are also slower, since the informer's store and the queue grow to
 // 100,000 keys.
 //
-// Measured 2026-11-30 16:52 UTC on 2 shared cores, load average 1.0-1.5,
+// Every variant starts from a heap returned to the OS (debug.FreeOSMemory):
+// pages faulted in by the variant before, usually controller-runtime's, made
+// the next one's allocations cheaper and its rate up to 20% higher.
+//
+// Measured 2026-11-30 19:30 UTC on 2 shared cores, load average 1.7-1.8,
 // two series of -count=10, medians (wall reconciles/s):
 //
 //	                     Informer     LeanInformer   Direct
-//	ctrlkit              342k  330k   550k  535k      903k  894k
-//	ctrlkit-nometrics    335k  327k   683k  694k     1696k 1631k
-//	controller-runtime   122k  113k   118k  111k      121k  119k
-//	bare-queue           345k  334k   754k  712k     2174k 2076k
+//	ctrlkit              369k  448k   654k  670k     1186k 1290k
+//	ctrlkit-nometrics    370k  396k   770k  755k     1829k 1759k
+//	controller-runtime   126k  140k   140k  142k      147k  139k
+//	bare-queue           388k  386k   848k  862k     2280k 2246k
 //
-// Without metrics (the default), ctrlkit on the lean informer is 5.6-6.1x
-// controller-runtime on its own (client-go's) informer and within 1.03-1.10x
-// of the bare queue on the same informer; on Direct, 1.27-1.28x the bare
-// queue. With metrics it is 4.5-4.8x controller-runtime and 1.33-1.37x the
-// bare queue: the metrics (controller-runtime's names, buckets and native
-// histogram) cost about 500 ns of CPU per reconcile, against about 650 ns
-// for the whole bare loop on Direct. On client-go's informer every ctrlkit
-// variant is within 1.01x of the bare queue and 2.8-2.9x
-// controller-runtime: that informer is the floor there. Filing the lean
-// informer's store by namespace (commit f67ac7a) made the difference on
-// the lean informer: at the commit before, the same command measured 411k,
-// 483k and 568k/s for ctrlkit, ctrlkit-nometrics and bare-queue.
+// Without metrics (the default), ctrlkit on the lean informer is 5.3-5.5x
+// controller-runtime on the same informer (5.4-6.1x controller-runtime on
+// client-go's) and within 1.10-1.14x of the bare queue. With metrics it is
+// 4.7x controller-runtime on the same informer (4.8-5.2x on client-go's)
+// and 1.29-1.30x the bare queue: the metrics (controller-runtime's names,
+// buckets and native histogram, and the seven workqueue series) cost
+// 130-350 ns of CPU per reconcile here, against 1,320-1,420 ns for the
+// whole bare pipeline. On client-go's informer every ctrlkit variant is
+// within 1.05x of the bare queue (or faster) and 2.9-3.2x
+// controller-runtime: that informer is the floor there.
 
 import (
 	"context"
