@@ -35,7 +35,7 @@ package benchmarks
 // pages faulted in by the variant before, usually controller-runtime's, made
 // the next one's allocations cheaper and its rate up to 20% higher.
 //
-// Measured 2026-11-30 19:30 UTC on 2 shared cores, load average 1.7-1.8,
+// Measured 2026-11-30 19:14 UTC on 2 shared cores, load average 1.7-1.8,
 // two series of -count=10, medians (wall reconciles/s):
 //
 //	                     Informer     LeanInformer   Direct
