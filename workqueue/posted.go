@@ -224,9 +224,10 @@ func (q *Queue[T]) addContended(key T, mode int32) {
 // afterPost makes sure a key just posted (by Add or Done) gets applied: by
 // this goroutine if the lock is free now, else by the holder's unlock, or,
 // if a Get or ShutDownWithDrain may be waiting (they release the lock in
-// Cond.Wait, not unlock), by taking the lock. Under addPostAll (tests) it does not try the lock: the
-// key then waits for the next operation that takes it, so that the fuzzer
-// drives the holders' side too (lock, unlock and the parking handshake).
+// Cond.Wait, not unlock), by taking the lock. Under addPostAll (tests) it
+// does not try the lock: the key then waits for the next operation that
+// takes it, so that the fuzzer drives the holders' side too (lock, unlock
+// and the parking handshake).
 func (q *Queue[T]) afterPost(tryLock bool) {
 	if tryLock && q.mu.TryLock() {
 		q.applyPostedLocked()
@@ -234,7 +235,8 @@ func (q *Queue[T]) afterPost(tryLock bool) {
 		return
 	}
 	if q.parking.Load() > 0 {
-		// A Get may be about to wait without seeing this key: apply it.
+		// A Get or a drain may be about to wait without seeing this key:
+		// apply it.
 		q.lock()
 		q.unlock()
 	}
