@@ -18,6 +18,13 @@
 //   - No goroutine runs while nothing is delayed (and, with metrics, nothing is
 //     in flight); one timer serves all delayed keys.
 //   - Adding a key that is already queued does not allocate.
+//   - Under contention, an Add or Done that finds the queue's lock taken may
+//     leave its key in a small ring for the lock's holder to apply, instead of
+//     waiting for the lock; the caller's next call sees it applied (see
+//     posted.go for the invariants).
+//
+// DoneTimed is Done that also returns how long the key was in flight, on the
+// queue's clock; the controller package times reconciles with it.
 //
 // Queue satisfies client-go's workqueue.TypedRateLimitingInterface, so code
 // written for client-go's queue works unchanged. Rate limiters follow
