@@ -30,6 +30,7 @@ type config struct {
 	phaseTimeout  time.Duration
 	dir           string
 	cpuProfile    string // file for a CPU profile of the process while ours runs
+	gogc          int    // this process's GC percent (debug.SetGCPercent), not kcm's
 }
 
 // podsPerNode is the pod capacity of a kwok node (see internal/controlplane).
@@ -61,6 +62,7 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	fs.IntVar(&c.createWorkers, "create-workers", 50, "concurrent `requests` the benchmark uses to create and patch Deployments")
 	fs.DurationVar(&c.phaseTimeout, "phase-timeout", 20*time.Minute, "give up a phase (create or rollout) after this `duration`")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (our controller, the informers and the benchmark's own work) during the ours run to `file`")
+	fs.IntVar(&c.gogc, "gogc", 100, "GC `percent` of this process only (debug.SetGCPercent; 100 is Go's default), to see whether garbage collection in the process our controller shares with the benchmark slows it; kube-controller-manager is not affected")
 	fs.StringVar(&c.dir, "dir", "", "keep each control plane's files (logs) under `dir`/<controller> (default: temporary, removed)")
 	fs.Usage = func() {
 		fmt.Fprintln(output, "Usage: scalebench [flags]\n\nCreates N Deployments of R replicas, rolls them all to a new image, and\nreports the time until all are available and the Deployment controller's API writes.\n\nFlags:")
@@ -86,7 +88,7 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	counts := []struct {
 		flag  string
 		value int
-	}{{"-n", c.deployments}, {"-r", c.replicas}, {"-workers", c.workers}, {"-burst", c.burst}, {"-create-workers", c.createWorkers}}
+	}{{"-n", c.deployments}, {"-r", c.replicas}, {"-workers", c.workers}, {"-burst", c.burst}, {"-create-workers", c.createWorkers}, {"-gogc", c.gogc}}
 	for _, n := range counts {
 		if n.value <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, got %d", n.flag, n.value))

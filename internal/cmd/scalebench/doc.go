@@ -33,6 +33,12 @@
 // which internal/controlplane does not let us change: binding N×R pods takes
 // at least N×R/50 seconds in each phase, whichever controller runs.
 //
+// Our controller shares this process with the benchmark's own create and
+// patch workers and its tracker, and so shares their garbage collection.
+// -gogc sets this process's GC percent (debug.SetGCPercent; default 100, Go's
+// default) to test whether that slows our syncs; kube-controller-manager is a
+// process of its own and keeps Go's default.
+//
 // # How writes are counted
 //
 // kube-apiserver's apiserver_request_total has no label for the client, and

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -30,6 +31,9 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Only this process: kube-controller-manager keeps Go's default, so
+	// neither the GOGC environment variable nor its flags are touched.
+	defer debug.SetGCPercent(debug.SetGCPercent(cfg.gogc))
 	began := time.Now().UTC()
 	var (
 		results []result
@@ -47,8 +51,8 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 		results = append(results, res)
 	}
 	if len(results) > 0 {
-		fmt.Fprintf(out, "scalebench %s\n\nstarted %s, %d kwok nodes, GOMAXPROCS %d, %s\n\n",
-			strings.Join(args, " "), began.Format(time.RFC3339), cfg.nodeCount(), runtime.GOMAXPROCS(0), runtime.Version())
+		fmt.Fprintf(out, "scalebench %s\n\nstarted %s, %d kwok nodes, GOMAXPROCS %d, GOGC %d, %s\n\n",
+			strings.Join(args, " "), began.Format(time.RFC3339), cfg.nodeCount(), runtime.GOMAXPROCS(0), cfg.gogc, runtime.Version())
 		fmt.Fprint(out, renderTable(results))
 	}
 	return errors.Join(errs...)

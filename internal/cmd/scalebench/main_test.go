@@ -34,6 +34,9 @@ func TestParseFlagsDefaults(t *testing.T) {
 	if cfg.workers != 5 || cfg.qps != 500 || cfg.burst != 1000 || cfg.phaseTimeout != 20*time.Minute {
 		t.Errorf("workers %d qps %g burst %d timeout %s; want 5, 500, 1000, 20m", cfg.workers, cfg.qps, cfg.burst, cfg.phaseTimeout)
 	}
+	if cfg.gogc != 100 {
+		t.Errorf("gogc = %d, want Go's default 100", cfg.gogc)
+	}
 	// 1000 Deployments of 3 (+1 surge) pods, twice over, 1000 pods a node.
 	if got := cfg.nodeCount(); got != 8 {
 		t.Errorf("nodeCount() = %d, want 8", got)
@@ -41,9 +44,12 @@ func TestParseFlagsDefaults(t *testing.T) {
 }
 
 func TestParseFlagsSmallRun(t *testing.T) {
-	cfg, err := parseFlags(strings.Fields("-n 20 -r 2 -controller ours -phase-timeout 2m -cpuprofile cpu.out"), io.Discard)
+	cfg, err := parseFlags(strings.Fields("-n 20 -r 2 -controller ours -phase-timeout 2m -cpuprofile cpu.out -gogc 400"), io.Discard)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.gogc != 400 {
+		t.Errorf("gogc = %d, want 400", cfg.gogc)
 	}
 	if cfg.deployments != 20 || cfg.replicas != 2 || cfg.phaseTimeout != 2*time.Minute || cfg.cpuProfile != "cpu.out" {
 		t.Errorf("got N %d R %d timeout %s profile %q", cfg.deployments, cfg.replicas, cfg.phaseTimeout, cfg.cpuProfile)
@@ -75,6 +81,7 @@ func TestParseFlagsRejectsBadInput(t *testing.T) {
 		{"-n 0 -r -1", []string{"-n must be positive, got 0", "-r must be positive, got -1"}},
 		{"-qps 0 -phase-timeout 0s", []string{"-qps must be positive", "-phase-timeout must be positive"}},
 		{"-nodes -2", []string{"-nodes must not be negative"}},
+		{"-gogc 0", []string{"-gogc must be positive, got 0"}},
 		{"-n many", []string{`invalid value "many" for flag -n`}},
 		{"extra", []string{`unexpected arguments ["extra"]`}},
 	} {
