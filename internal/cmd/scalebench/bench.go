@@ -109,9 +109,11 @@ func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writ
 		}
 		// Assigns the named result: a controller that fails to stop fails the run.
 		defer func() { err = errors.Join(err, ctrl.stop()) }()
+		gcBefore := readGC()
 		defer func() {
 			res.clientWrites = ctrl.counter.snapshot()
 			fmt.Fprintf(log, "scalebench ours: %s\n", ctrl.summary())
+			fmt.Fprintf(log, "scalebench ours: this process (GOGC %d): %s\n", cfg.gogc, readGC().since(gcBefore))
 		}()
 	}
 

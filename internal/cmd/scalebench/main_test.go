@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -309,5 +310,22 @@ workqueue_work_duration_seconds_count{name="deployment"} 100
 	}
 	if _, err := queueSummary(text, "missing"); err == nil {
 		t.Error("queueSummary of a queue without metrics succeeded")
+	}
+}
+
+func TestGCSampleCountsCollections(t *testing.T) {
+	before := readGC()
+	runtime.GC()
+	runtime.GC()
+	got := readGC().since(before)
+	if got.cycles < 2 {
+		t.Errorf("cycles after two runtime.GC() = %d, want at least 2", got.cycles)
+	}
+	if got.gcCPU < 0 || got.assistCPU < 0 || got.pauseCPU < 0 || got.userCPU < 0 {
+		t.Errorf("negative CPU in %+v", got)
+	}
+	want := gcSample{cycles: 3, gcCPU: 1.5, assistCPU: 0.3, pauseCPU: 0.13, userCPU: 10}
+	if s := want.String(); s != "3 GC cycles, GC CPU 1.5s (assists 0.3s, pauses 0.13s) against user CPU 10.0s" {
+		t.Errorf("String() = %q", s)
 	}
 }
