@@ -12,7 +12,6 @@ import (
 type gcSample struct {
 	cycles                     uint64
 	gcCPU, assistCPU, pauseCPU float64 // seconds; pause CPU is pause time × GOMAXPROCS
-	userCPU                    float64 // seconds of Go code outside the GC
 }
 
 // gcMetricNames are read in this order by readGC.
@@ -21,7 +20,6 @@ var gcMetricNames = []string{
 	"/cpu/classes/gc/total:cpu-seconds",
 	"/cpu/classes/gc/mark/assist:cpu-seconds",
 	"/cpu/classes/gc/pause:cpu-seconds",
-	"/cpu/classes/user:cpu-seconds",
 }
 
 // readGC samples the runtime's metrics. The CPU figures are the runtime's
@@ -42,7 +40,7 @@ func readGC() gcSample {
 	if samples[0].Value.Kind() == metrics.KindUint64 {
 		s.cycles = samples[0].Value.Uint64()
 	}
-	s.gcCPU, s.assistCPU, s.pauseCPU, s.userCPU = seconds(1), seconds(2), seconds(3), seconds(4)
+	s.gcCPU, s.assistCPU, s.pauseCPU = seconds(1), seconds(2), seconds(3)
 	return s
 }
 
@@ -53,11 +51,10 @@ func (s gcSample) since(earlier gcSample) gcSample {
 		gcCPU:     s.gcCPU - earlier.gcCPU,
 		assistCPU: s.assistCPU - earlier.assistCPU,
 		pauseCPU:  s.pauseCPU - earlier.pauseCPU,
-		userCPU:   s.userCPU - earlier.userCPU,
 	}
 }
 
 func (s gcSample) String() string {
-	return fmt.Sprintf("%d GC cycles, GC CPU %.1fs (assists %.1fs, pauses %.2fs) against user CPU %.1fs",
-		s.cycles, s.gcCPU, s.assistCPU, s.pauseCPU, s.userCPU)
+	return fmt.Sprintf("%d GC cycles, GC CPU %.1fs (assists %.1fs, pauses %.2fs)",
+		s.cycles, s.gcCPU, s.assistCPU, s.pauseCPU)
 }
