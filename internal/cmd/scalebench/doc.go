@@ -37,7 +37,8 @@
 // patch workers and its tracker, and so shares their garbage collection.
 // -gogc sets this process's GC percent (debug.SetGCPercent; default 100, Go's
 // default) to test whether that slows our syncs; kube-controller-manager is a
-// process of its own and keeps Go's default.
+// process of its own and keeps Go's default. The ours run logs this process's
+// GC cycles and GC CPU over the run.
 //
 // # How writes are counted
 //
