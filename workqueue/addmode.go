@@ -71,9 +71,10 @@ const deepBacklogKeys = 16 * 1024
 // this limit: 20 to 25 MB per op against 14 to 19 MB (medians of 5 or 6);
 // the backlog still peaks higher than with the plain lock (39k to 91k live
 // nodes against 15k to 28k in one instrumented series), though 85% of the
-// Adds then took the free lock at once: why is not understood yet. Only
-// Adds that try the lock run this, not Get or Done. 16k keeps benchmark
-// b's 10,000 keys below it.
+// Adds then took the free lock at once: why is not understood yet. Adds
+// that try the lock run this, and so does whoever applies posted keys;
+// Adds in addLock do not post, so they need not. 16k keeps benchmark b's
+// 10,000 keys below it.
 func (q *Queue[T]) noteBacklogLocked() {
 	switch n := q.ready.count; {
 	case n > deepBacklogKeys:

@@ -60,11 +60,11 @@ func (m *queueMetrics[T]) handedOut(key T, readyAt, now int64) {
 }
 
 // done records the end of key's work and returns how long it was in flight.
-func (m *queueMetrics[T]) done(key T, now int64) (inFlight time.Duration, timed bool) {
+func (m *queueMetrics[T]) done(key T, now int64) (elapsed time.Duration, timed bool) {
 	start, timed := m.started.take(key)
 	if timed {
-		inFlight = time.Duration(now - start)
-		m.workDuration.Observe(inFlight.Seconds())
+		elapsed = time.Duration(now - start)
+		m.workDuration.Observe(elapsed.Seconds())
 	}
 	if m.started.len() == 0 && m.unfinishedSet {
 		// Nothing in flight: the timer stops refreshing, so zero now.
@@ -72,7 +72,7 @@ func (m *queueMetrics[T]) done(key T, now int64) (inFlight time.Duration, timed 
 		m.longest.Set(0)
 		m.unfinishedSet = false
 	}
-	return inFlight, timed
+	return elapsed, timed
 }
 
 // refreshUnfinished sets the unfinished-work gauges if their period has

@@ -32,13 +32,13 @@ import (
 //   - The holders that release the lock without going through unlock are
 //     a Get parking in Cond.Wait and ShutDownWithDrain waiting for the
 //     last Done. Each counts itself in parking and applies the ring before
-//     it waits; a poster that sees parking > 0 after writing takes the lock
-//     (blocking) and applies the ring itself.
+//     it waits (parkLocked); a poster that sees parking > 0 after writing
+//     takes the lock (blocking) and applies the ring itself. Both sides use
+//     sequentially consistent atomics, so at least one of them sees the
+//     other.
 //   - Only Adds start posting (addmode.go: the first Add to find the lock
 //     taken sets addTry), and holders check the ring only from then on;
 //     so a Done posts only once the mode is addTry.
-//     Both sides use sequentially consistent atomics, so at least one of
-//     them sees the other.
 // When the ring is full, Add takes the lock as usual.
 
 // postedSlots is the ring's size: enough to absorb the adds that arrive
@@ -143,7 +143,8 @@ func (r *postedRing[T]) takeAll(apply func(key T, done bool)) {
 
 // lockedPath: the compiler does not inline lock and unlock into generic
 // code, and a call on each side of every Add, Get and Done costs the
-// single-goroutine cycle about 10 ns; so those three spell them out.
+// single-goroutine cycle about 10 ns; so Add, GetWithPriority and DoneTimed
+// spell them out.
 
 // mayHavePosted reports whether any Add may have posted. An Add sets
 // addTry (sawContention) before it posts, and addTry, once set, stays; so

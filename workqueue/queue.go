@@ -152,25 +152,34 @@ func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
 // does not wait.
 func (q *Queue[T]) waitReadyLocked() bool {
 	for q.ready.count == 0 && !q.shuttingDown {
-		// Cond.Wait releases the lock without unlock's check for posted
-		// adds: count this Get in parking first, so that a producer posting
-		// from now on takes the lock, and apply what is posted already.
-		q.parking.Add(1)
-		q.applyPostedLocked()
-		if q.ready.count > 0 {
-			q.parking.Add(-1)
-			break
-		}
-		q.getWaiters++
-		q.readyCond.Wait()
-		q.getWaiters--
-		q.parking.Add(-1)
-		if q.wakesPending > 0 {
-			q.wakesPending--
-		}
-		q.applyPostedLocked()
+		q.parkLocked(func() bool { return q.ready.count == 0 }, func() {
+			q.getWaiters++
+			q.readyCond.Wait()
+			q.getWaiters--
+			if q.wakesPending > 0 {
+				q.wakesPending--
+			}
+		})
 	}
 	return q.ready.count > 0
+}
+
+// parkLocked runs wait, a Cond.Wait with its bookkeeping, unless needed
+// reports false once the posted keys are applied. Cond.Wait releases the
+// lock without unlock's check for posted keys, so the caller counts in
+// parking from before it applies them until it holds the lock again: a
+// poster that sees it takes the lock itself (see posted.go). Every wait on
+// one of the queue's Conds goes through here.
+func (q *Queue[T]) parkLocked(needed func() bool, wait func()) {
+	q.parking.Add(1)
+	q.applyPostedLocked()
+	if !needed() {
+		q.parking.Add(-1)
+		return
+	}
+	wait()
+	q.parking.Add(-1)
+	q.applyPostedLocked()
 }
 
 // Done marks key as processed. If key was added again meanwhile, it becomes
@@ -181,15 +190,9 @@ func (q *Queue[T]) Done(key T) {
 		q.doneTrying(key, mode) // see posted.go
 		return
 	}
-	// Lock and unlock by hand (see lockedPath in posted.go). Posting is
-	// only for once Adds have been seen to contend: before that, holders do
-	// not look at the ring (mayHavePosted).
-	q.mu.Lock()
-	q.doneLocked(key)
-	q.mu.Unlock()
-	if q.mayHavePosted() && q.posted.pending() {
-		q.applyPostedAfterUnlock()
-	}
+	// Posting is only for once Adds have been seen to contend: before
+	// that, holders do not look at the ring (mayHavePosted).
+	q.DoneTimed(key)
 }
 
 // DoneTimed is Done that also returns how long key was in flight, from the
@@ -276,18 +279,9 @@ func (q *Queue[T]) ShutDownWithDrain() {
 	q.draining = true
 	q.readyCond.Broadcast()
 	for q.inFlight > 0 && q.draining {
-		// As in waitReadyLocked: Cond.Wait releases the lock without
-		// unlock's check, and a Done posted meanwhile must not be left
-		// in the ring while this waits for it.
-		q.parking.Add(1)
-		q.applyPostedLocked()
-		if q.inFlight == 0 || !q.draining {
-			q.parking.Add(-1)
-			break
-		}
-		q.idleCond.Wait()
-		q.parking.Add(-1)
-		q.applyPostedLocked()
+		// A Done posted meanwhile must not be left in the ring while this
+		// waits for it.
+		q.parkLocked(func() bool { return q.inFlight > 0 && q.draining }, q.idleCond.Wait)
 	}
 	q.unlock()
 	q.stopTimer()
