@@ -2,6 +2,7 @@ package informer
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -180,9 +181,7 @@ func (o *objects) List() []any {
 	defer o.mu.RUnlock()
 	list := make([]any, 0, o.lenLocked())
 	for _, inNamespace := range o.byNamespace {
-		for _, obj := range inNamespace {
-			list = append(list, obj)
-		}
+		list = slices.AppendSeq(list, maps.Values(inNamespace))
 	}
 	return list
 }
@@ -193,9 +192,7 @@ func (o *objects) ListKeys() []string {
 	defer o.mu.RUnlock()
 	keys := make([]string, 0, o.lenLocked())
 	for _, inNamespace := range o.byNamespace {
-		for key := range inNamespace {
-			keys = append(keys, key)
-		}
+		keys = slices.AppendSeq(keys, maps.Keys(inNamespace))
 	}
 	return keys
 }
