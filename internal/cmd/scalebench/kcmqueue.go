@@ -21,6 +21,12 @@ func queueSummary(text []byte, queue string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("parse metrics: %w", err)
 	}
+	return summarizeQueue(families, queue)
+}
+
+// summarizeQueue is queueSummary of metric families already parsed or
+// gathered, so that both controllers' queues are described alike.
+func summarizeQueue(families map[string]*dto.MetricFamily, queue string) (string, error) {
 	find := func(name string) *dto.Metric {
 		for _, m := range families[name].GetMetric() {
 			for _, l := range m.GetLabel() {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -327,5 +328,26 @@ func TestGCSampleCountsCollections(t *testing.T) {
 	want := gcSample{cycles: 3, gcCPU: 1.5, assistCPU: 0.3, pauseCPU: 0.13}
 	if s := want.String(); s != "3 GC cycles, GC CPU 1.5s (assists 0.3s, pauses 0.13s)" {
 		t.Errorf("String() = %q", s)
+	}
+}
+
+// Our controller's summary describes its queue as queueSummary describes
+// kube-controller-manager's, after its reconciles by result.
+func TestOurSummaryDescribesTheQueueAsUpstreams(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	total := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_reconcile_total"}, []string{"controller", "result"})
+	adds := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "workqueue_adds_total"}, []string{"name"})
+	work := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "workqueue_work_duration_seconds"}, []string{"name"})
+	reg.MustRegister(total, adds, work)
+	total.WithLabelValues("deployment", "success").Add(3)
+	total.WithLabelValues("deployment", "error") // zero: left out
+	adds.WithLabelValues("deployment").Add(4)
+	work.WithLabelValues("deployment").Observe(0.01)
+	work.WithLabelValues("deployment").Observe(0.03)
+
+	got := (&runningController{registry: reg}).summary()
+	want := "reconciles success: 3, workqueue_adds_total: 4, workqueue_work_duration_seconds: 2, mean 20.0ms"
+	if got != want {
+		t.Errorf("summary = %q, want %q", got, want)
 	}
 }

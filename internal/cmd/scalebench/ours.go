@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
@@ -34,36 +35,33 @@ type runningController struct {
 }
 
 // summary describes the controller's work from its metrics: reconciles by
-// result, the mean reconcile time, the mean wait in the queue, and retries.
-// It helps explain the times; the table does not depend on it.
+// result, then its work queue as queueSummary describes kube-controller-
+// manager's (keys handed out, mean work time and wait, retries). It helps
+// explain the times; the table does not depend on it.
 func (c *runningController) summary() string {
-	families, err := c.registry.Gather()
+	gathered, err := c.registry.Gather()
 	if err != nil {
 		return fmt.Sprintf("metrics unavailable: %v", err)
 	}
+	families := make(map[string]*dto.MetricFamily, len(gathered))
+	for _, f := range gathered {
+		families[f.GetName()] = f
+	}
 	var parts []string
-	for _, f := range families {
-		for _, m := range f.GetMetric() {
-			switch name := f.GetName(); {
-			case name == "controller_runtime_reconcile_total" && m.GetCounter().GetValue() > 0:
-				result := ""
-				for _, l := range m.GetLabel() {
-					if l.GetName() == "result" {
-						result = l.GetValue()
-					}
-				}
-				parts = append(parts, fmt.Sprintf("reconciles %s: %.0f", result, m.GetCounter().GetValue()))
-			case name == "workqueue_retries_total" || name == "workqueue_adds_total":
-				parts = append(parts, fmt.Sprintf("%s: %.0f", name, m.GetCounter().GetValue()))
-			case name == "controller_runtime_reconcile_time_seconds" || name == "workqueue_queue_duration_seconds" ||
-				name == "workqueue_work_duration_seconds":
-				if h := m.GetHistogram(); h.GetSampleCount() > 0 {
-					parts = append(parts, fmt.Sprintf("mean %s: %.1fms", name, 1000*h.GetSampleSum()/float64(h.GetSampleCount())))
+	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
+		if v := m.GetCounter().GetValue(); v > 0 {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "result" {
+					parts = append(parts, fmt.Sprintf("reconciles %s: %.0f", l.GetValue(), v))
 				}
 			}
 		}
 	}
-	return strings.Join(parts, ", ")
+	queue, err := summarizeQueue(families, deployment.ControllerName)
+	if err != nil {
+		queue = err.Error()
+	}
+	return strings.Join(append(parts, queue), ", ")
 }
 
 // startOurs runs ctrlkit's Deployment controller against the API server of
