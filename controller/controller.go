@@ -35,14 +35,17 @@ type Controller[K comparable] struct {
 	name       string
 	reconciler Reconciler[K]
 	queue      workqueue.Interface[K]
-	// workTimer is the queue when it times each key in flight (the
-	// controller built it, with metrics): the reconcile time is then the
+	// worker is the queue when it is ctrlkit's own: workers then finish a
+	// key and take the next in one call (DoneAndGet).
+	worker *workqueue.Queue[K]
+	// queueTimed is set when the controller built the queue with metrics:
+	// the queue times each key in flight, and the reconcile time is the
 	// queue's time from hand-out to Done, with no clock reads of its own.
-	workTimer workTimer[K]
-	log       logr.Logger
-	clock     clock.PassiveClock
-	epoch     time.Time // the clock's time at New, see now
-	metrics   *metrics  // nil: no metrics
+	queueTimed bool
+	log        logr.Logger
+	clock      clock.PassiveClock
+	epoch      time.Time // the clock's time at New, see now
+	metrics    *metrics  // nil: no metrics
 
 	workers            int
 	cacheSyncTimeout   time.Duration
@@ -132,16 +135,10 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 			return nil, fmt.Errorf("controller %q: queue: %w", name, err)
 		}
 		c.queue = q
-		if c.metrics != nil {
-			c.workTimer = q
-		}
+		c.queueTimed = c.metrics != nil
 	}
+	c.worker, _ = c.queue.(*workqueue.Queue[K])
 	return c, nil
-}
-
-// workTimer is a queue that reports how long each key was in flight.
-type workTimer[K comparable] interface {
-	DoneTimed(key K) (elapsed time.Duration, timed bool)
 }
 
 // now returns the controller's clock in nanoseconds since New. On the real

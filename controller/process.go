@@ -6,6 +6,7 @@ import (
 	"fmt"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"runtime/debug"
+	"time"
 
 	"github.com/go-logr/logr"
 
@@ -15,6 +16,48 @@ import (
 // errReconcileTimeout is the cause of a reconcile context that hit
 // Options.ReconcileTimeout, telling it apart from other cancellations.
 var errReconcileTimeout = errors.New("reconcile timeout")
+
+// work is one worker: it reconciles keys until the queue is shut down and
+// empty.
+func (c *Controller[K]) work(parent *reconcileParent[K]) {
+	q := c.worker
+	if q == nil {
+		for c.processNext(parent) {
+		}
+		return
+	}
+	// On ctrlkit's queue, while keys are waiting, each key's Done and the
+	// next Get take the queue's lock once between them, and the queue times
+	// the reconcile with one clock read.
+	for {
+		key, priority, shutdown := q.GetWithPriority()
+		if shutdown {
+			return
+		}
+		for ok := true; ok; {
+			if c.stopping.Load() {
+				// Shutting down: leave the rest of the queue alone.
+				_, _, key, priority, ok = q.DoneAndGetReady(key)
+				continue
+			}
+			ownTiming := c.metrics != nil && !c.queueTimed
+			var start int64
+			if ownTiming {
+				start = c.now()
+			}
+			c.reconcileAndApply(parent, key, priority)
+			if ownTiming {
+				c.metrics.reconcileTime.Observe(float64(c.now()-start) / 1e9)
+			}
+			var elapsed time.Duration
+			var timed bool
+			elapsed, timed, key, priority, ok = q.DoneAndGetReady(key)
+			if timed && c.queueTimed {
+				c.metrics.reconcileTime.Observe(elapsed.Seconds())
+			}
+		}
+	}
+}
 
 // processNext takes one key, reconciles it in a context derived from
 // parent's and applies the result. It returns false once the queue is shut
@@ -30,7 +73,7 @@ func (c *Controller[K]) processNext(parent *reconcileParent[K]) bool {
 		return true
 	}
 	var start int64
-	if c.metrics != nil && c.workTimer == nil {
+	if c.metrics != nil && !c.queueTimed {
 		start = c.now()
 	}
 	defer c.finish(key, start)
@@ -45,8 +88,8 @@ func (c *Controller[K]) finish(key K, start int64) {
 	switch {
 	case c.metrics == nil:
 		c.queue.Done(key)
-	case c.workTimer != nil:
-		if elapsed, timed := c.workTimer.DoneTimed(key); timed {
+	case c.queueTimed:
+		if elapsed, timed := c.worker.DoneTimed(key); timed {
 			c.metrics.reconcileTime.Observe(elapsed.Seconds())
 		}
 	default:

@@ -65,6 +65,74 @@ func TestReconcileTimeFollowsTheClock(t *testing.T) {
 	}
 }
 
+// TestWorkersTimeEachReconcile runs the worker loop itself (Run) with
+// keys queued back to back, so that a worker finishes one key and takes the
+// next in one queue call: every reconcile is still timed, exactly, whoever
+// times it, and every key is done.
+func TestWorkersTimeEachReconcile(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		queue func(clk *clocktesting.FakeClock) workqueue.Interface[string]
+	}{
+		{"controller's queue", func(*clocktesting.FakeClock) workqueue.Interface[string] { return nil }},
+		{"caller's ctrlkit queue", func(clk *clocktesting.FakeClock) workqueue.Interface[string] {
+			return workqueue.New(workqueue.Options[string]{Clock: clk})
+		}},
+		{"caller's other queue", func(clk *clocktesting.FakeClock) workqueue.Interface[string] {
+			// Hides the *workqueue.Queue: the controller sees only the interface.
+			return struct{ workqueue.Interface[string] }{workqueue.New(workqueue.Options[string]{Clock: clk})}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				reg := prometheus.NewPedanticRegistry()
+				clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+				steps := map[string]time.Duration{"a": time.Second, "b": 250 * time.Millisecond, "c": 2 * time.Second}
+				var mu sync.Mutex
+				seen := map[string]int{}
+				allDone := make(chan struct{})
+				c, err := controller.New("timed", controller.ReconcilerFunc[string](func(_ context.Context, key string) (controller.Result, error) {
+					clk.Step(steps[key])
+					mu.Lock()
+					defer mu.Unlock()
+					seen[key]++
+					if len(seen) == len(steps) {
+						close(allDone)
+					}
+					return controller.Result{}, nil
+				}), controller.Options[string]{Registry: reg, Clock: clk, Queue: tc.queue(clk), NoLeaderElection: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, key := range []string{"a", "b", "c"} {
+					c.Queue().Add(key)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				ran := make(chan error)
+				go func() { ran <- c.Run(ctx) }()
+				<-allDone
+				synctest.Wait() // the worker's last Done and observation
+				count, sum := histogram(t, reg, "controller_runtime_reconcile_time_seconds", "timed")
+				if count != 3 || sum != 3.25 {
+					t.Errorf("reconcile time count %d sum %v, want 3 and 3.25", count, sum)
+				}
+				if n := c.Queue().Len(); n != 0 {
+					t.Errorf("Len after the reconciles = %d, want 0", n)
+				}
+				cancel()
+				if err := <-ran; err != nil {
+					t.Fatalf("Run = %v", err)
+				}
+				for key, n := range seen {
+					if n != 1 {
+						t.Errorf("%s reconciled %d times, want once", key, n)
+					}
+				}
+			})
+		})
+	}
+}
+
 // histogram returns the sample count and sum of the series name{controller}.
 func histogram(t *testing.T, reg prometheus.Gatherer, name, ctrl string) (uint64, float64) {
 	t.Helper()

@@ -50,9 +50,7 @@ func (c *Controller[K]) Run(ctx context.Context) error {
 	var workers sync.WaitGroup
 	for range c.workers {
 		workers.Go(func() {
-			parent := newReconcileParent[K](workCtx, c.log)
-			for c.processNext(parent) {
-			}
+			c.work(newReconcileParent[K](workCtx, c.log))
 		})
 	}
 	c.synced.Store(true)

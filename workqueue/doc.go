@@ -25,11 +25,17 @@
 //
 // DoneTimed is Done that also returns how long the key was in flight, on the
 // queue's clock; the controller package times reconciles with it.
+// DoneAndGetReady is DoneTimed followed by a Get that does not wait: a
+// worker with keys waiting takes the lock once per key instead of twice, as
+// the controller package's workers do.
 //
 // Queue satisfies client-go's workqueue.TypedRateLimitingInterface, so code
 // written for client-go's queue works unchanged. Rate limiters follow
 // client-go's TypedRateLimiter contract; NewTypedBucketRateLimiter adds the
 // maximum delay that client-go's bucket lacks. Metrics go through client-go's
 // MetricsProvider interface; package prommetrics registers the usual
-// workqueue_* Prometheus series on a registry of the caller's choosing.
+// workqueue_* Prometheus series on a registry of the caller's choosing. The
+// queue updates some metrics after releasing its lock, from any caller's
+// goroutine: they must be safe for concurrent use, as Prometheus metrics
+// are.
 package workqueue

@@ -18,8 +18,10 @@ import (
 // (bit 3: addPostAll, so the fuzzer drives the posting path of posted.go,
 // which otherwise needs contention to run); then each operation
 // is three bytes (kind, key, argument), dealt round-robin to the goroutines.
-// The argument is a delay in milliseconds, a priority, or (for the ShutDown
-// kind) whether to really shut down (arg >= 224) or only call Len.
+// The argument is a delay in milliseconds, a priority, for the Get kind
+// whether to finish a held key and get in one DoneAndGetReady (arg >= 128),
+// or for the ShutDown kind whether to really shut down (arg >= 224) or only
+// call Len.
 func FuzzQueue(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 0, 3, 1, 0, 4, 1, 0})
 	f.Add([]byte{0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 4, 0, 0, 3, 0, 0, 4, 0, 0}) // re-add in flight
@@ -36,6 +38,9 @@ func FuzzQueue(f *testing.F) {
 	f.Add([]byte{10, 3, 5, 0, 3, 5, 0, 3, 5, 0, 3, 0, 0, 3, 0, 0, 4, 0, 0, 4, 0, 0, 5, 5, 0, 0, 5, 0})
 	f.Add([]byte{15, 4, 1, 200, 4, 2, 10, 0, 1, 0, 3, 0, 0, 7, 0, 255, 0, 2, 0, 3, 0, 0, 4, 0, 0, 6, 0, 0, 3, 0, 0})
 	f.Add([]byte{11, 0, 1, 0, 0, 2, 0, 0, 3, 0, 3, 0, 0, 0, 1, 0, 0, 2, 0, 3, 0, 0, 4, 0, 0, 4, 0, 0, 3, 0, 0})
+	// Workers that finish a key and get the next in one call.
+	f.Add([]byte{1, 0, 1, 0, 0, 2, 0, 3, 0, 0, 3, 0, 0, 3, 0, 200, 3, 0, 200, 0, 1, 0, 3, 0, 200, 3, 0, 200})
+	f.Add([]byte{9, 0, 1, 0, 0, 1, 0, 3, 0, 0, 3, 0, 0, 0, 1, 0, 3, 1, 130, 3, 0, 130, 4, 0, 0, 3, 0, 255})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 3*300 {
 			data = data[:3*300] // keep each run short
@@ -142,6 +147,20 @@ func (c *fuzzChecker) done(key string) {
 	c.q.Done(key)
 }
 
+// doneAndGetReady finishes done and takes the next ready key, if any, in
+// one DoneAndGetReady call.
+func (c *fuzzChecker) doneAndGetReady(done string) (string, bool) {
+	c.mu.Lock()
+	delete(c.inFlight, done)
+	c.mu.Unlock()
+	start := c.getting()
+	_, _, k, _, ok := c.q.DoneAndGetReady(done)
+	if ok {
+		c.handedOut(k, start)
+	}
+	return k, ok
+}
+
 // worker runs one goroutine's operations, holding the keys it gets until a
 // Done operation (or its end) releases them.
 func (c *fuzzChecker) worker(ops []fuzzOp) {
@@ -163,6 +182,15 @@ func (c *fuzzChecker) worker(ops []fuzzOp) {
 			}
 			c.add(key, o.After, func() { c.q.AddWithOpts(o, key) })
 		case opGet:
+			if len(held) > 0 && op.arg >= 128 {
+				// Finish the oldest key and take the next in one call.
+				done := held[0]
+				held = held[1:]
+				if k, ok := c.doneAndGetReady(done); ok {
+					held = append(held, k)
+					continue
+				}
+			}
 			if len(held) >= 2 {
 				c.done(held[0])
 				held = held[1:]

@@ -53,18 +53,26 @@ func (m *queueMetrics[T]) added() {
 	m.depth.Inc()
 }
 
-func (m *queueMetrics[T]) handedOut(key T, readyAt, now int64) {
-	m.depth.Dec()
-	m.latency.Observe(seconds(now - readyAt))
+// handedOut records, with the queue locked, that key was handed out at now.
+func (m *queueMetrics[T]) handedOut(key T, now int64) {
 	m.started.put(key, now)
 }
 
-// done records the end of key's work and returns how long it was in flight.
+// observeHandOut records a hand-out of a key that was ready for wait
+// nanoseconds. The queue calls it unlocked: the metrics are safe for
+// concurrent use, and time spent in them under the lock is time the other
+// callers wait.
+func (m *queueMetrics[T]) observeHandOut(wait int64) {
+	m.depth.Dec()
+	m.latency.Observe(seconds(wait))
+}
+
+// done records the end of key's work and returns how long it was in
+// flight, which the caller observes in workDuration.
 func (m *queueMetrics[T]) done(key T, now int64) (elapsed time.Duration, timed bool) {
 	start, timed := m.started.take(key)
 	if timed {
 		elapsed = time.Duration(now - start)
-		m.workDuration.Observe(elapsed.Seconds())
 	}
 	if m.started.len() == 0 && m.unfinishedSet {
 		// Nothing in flight: the timer stops refreshing, so zero now.

@@ -11,7 +11,9 @@ import (
 type TypedRateLimiter[T comparable] = clientgoworkqueue.TypedRateLimiter[T]
 
 // MetricsProvider creates the queue's metrics. It is client-go's interface;
-// package prommetrics implements it for Prometheus.
+// package prommetrics implements it for Prometheus. The metrics it returns
+// must be safe for concurrent use: the queue updates some of them after
+// releasing its lock, so that other callers do not wait for them.
 type MetricsProvider = clientgoworkqueue.MetricsProvider
 
 // Metric kinds a MetricsProvider returns (client-go's interfaces).

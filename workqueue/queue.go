@@ -120,31 +120,60 @@ func (q *Queue[T]) Get() (key T, shutdown bool) {
 
 // GetWithPriority is Get that also returns the priority key was served at.
 func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
+	// The clock is read before locking: the critical section is what other
+	// callers wait for.
+	now, haveNow := q.metricsNow()
 	q.mu.Lock() // lock and unlock by hand: see lockedPath in posted.go
 	if q.mayHavePosted() && q.posted.pendingLocked() {
 		q.applyPostedLocked()
 	}
-	if q.ready.count == 0 && !q.waitReadyLocked() {
-		q.unlock()
-		return key, 0, true
+	key, priority, shutdown, wait := q.getLocked(now, haveNow)
+	q.mu.Unlock()
+	if q.mayHavePosted() && q.posted.pending() {
+		q.applyPostedAfterUnlock()
+	}
+	if wait >= 0 {
+		q.metrics.observeHandOut(wait)
+	}
+	return key, priority, shutdown
+}
+
+// metricsNow reads the queue clock if the queue has metrics, the only
+// reason Get and Done need it.
+func (q *Queue[T]) metricsNow() (now int64, ok bool) {
+	if q.metrics == nil {
+		return 0, false
+	}
+	return q.now(), true
+}
+
+// getLocked hands out the next ready key, waiting for one if there is none.
+// now is the queue time if the caller has read it (haveNow): a hand-out
+// that did not wait is stamped with it. wait is how long the key was
+// ready, for observeHandOut once unlocked; -1 if there are no metrics.
+func (q *Queue[T]) getLocked(now int64, haveNow bool) (key T, priority int, shutdown bool, wait int64) {
+	if q.ready.count == 0 {
+		if !q.waitReadyLocked() {
+			return key, 0, true, -1
+		}
+		haveNow = false // time passed while waiting
 	}
 	n := q.ready.pop()
 	node := &q.ready.nodes[n]
 	node.state = nodeInFlight
 	key, priority = node.key, int(node.prio)
 	q.inFlight++
-	if q.metrics != nil {
-		now := q.now()
-		q.metrics.handedOut(key, node.readyAt, now)
-		if q.inFlight == 1 {
-			q.timerNeededLocked(now + unfinishedWorkPeriod)
-		}
+	if q.metrics == nil {
+		return key, priority, false, -1
 	}
-	q.mu.Unlock()
-	if q.mayHavePosted() && q.posted.pending() {
-		q.applyPostedAfterUnlock()
+	if !haveNow {
+		now = q.now()
 	}
-	return key, priority, false
+	q.metrics.handedOut(key, now)
+	if q.inFlight == 1 {
+		q.timerNeededLocked(now + unfinishedWorkPeriod)
+	}
+	return key, priority, false, now - node.readyAt
 }
 
 // waitReadyLocked waits until a key is ready, or reports false once the
@@ -206,16 +235,31 @@ func (q *Queue[T]) DoneTimed(key T) (elapsed time.Duration, timed bool) {
 	// applying posted adds first: a posted Add of key and this Done leave
 	// the same state in either order (key ready once, at the tail), and
 	// other keys are untouched; the unlock below applies them.
+	now, haveNow := q.metricsNow()
 	q.mu.Lock()
-	elapsed, timed = q.doneLocked(key)
+	elapsed, timed = q.doneAtLocked(key, now, haveNow)
 	q.mu.Unlock()
 	if q.mayHavePosted() && q.posted.pending() {
 		q.applyPostedAfterUnlock()
 	}
+	if timed {
+		q.metrics.workDuration.Observe(elapsed.Seconds())
+	}
 	return elapsed, timed
 }
 
-func (q *Queue[T]) doneLocked(key T) (elapsed time.Duration, timed bool) {
+// doneLocked is Done with the lock held, for a Done applied on its
+// poster's behalf.
+func (q *Queue[T]) doneLocked(key T) {
+	if elapsed, timed := q.doneAtLocked(key, 0, false); timed {
+		q.metrics.workDuration.Observe(elapsed.Seconds())
+	}
+}
+
+// doneAtLocked marks key as processed, at queue time now if the caller has
+// read it (haveNow). It returns how long key was in flight, which the
+// caller observes in workDuration, once unlocked if it can.
+func (q *Queue[T]) doneAtLocked(key T, now int64, haveNow bool) (elapsed time.Duration, timed bool) {
 	e, ok := q.entries[key]
 	if !ok {
 		return
@@ -241,7 +285,10 @@ func (q *Queue[T]) doneLocked(key T) (elapsed time.Duration, timed bool) {
 	}
 	q.inFlight--
 	if q.metrics != nil {
-		elapsed, timed = q.metrics.done(key, q.now())
+		if !haveNow {
+			now = q.now()
+		}
+		elapsed, timed = q.metrics.done(key, now)
 	}
 	if q.inFlight == 0 && q.draining {
 		q.idleCond.Broadcast()
