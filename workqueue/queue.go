@@ -61,8 +61,12 @@ type Queue[T comparable] struct {
 	addsWaiting atomic.Int32 // Adds blocked in lock
 	addMode     atomic.Int32 // how Add takes the lock (see addmode.go)
 	deepBacklog atomic.Bool  // Adds wait rather than post (see addmode.go)
-	addsToProbe int          // Adds until the next probe; under mu
-	posted      postedRing[T]
+	// readyCount is the ready count, kept by ready once Len has been
+	// called, which sets lenPublished (see len.go).
+	readyCount   atomic.Int64
+	lenPublished atomic.Bool
+	addsToProbe  int // Adds until the next probe; under mu
+	posted       postedRing[T]
 }
 
 // New returns an empty queue configured by opts.
@@ -99,16 +103,6 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 
 // now is the queue clock: nanoseconds since New.
 func (q *Queue[T]) now() int64 { return int64(q.clock.Since(q.epoch)) }
-
-// Len returns the number of ready keys: what Get can hand out now. Delayed
-// keys and keys held for re-processing after Done are not counted, as in
-// client-go.
-func (q *Queue[T]) Len() int {
-	q.lock()
-	n := q.ready.count
-	q.unlock()
-	return n
-}
 
 // Get blocks until a key is ready and hands it out; the caller must call
 // Done with it. It reports shutdown once the queue is shut down and no ready

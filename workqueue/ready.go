@@ -1,5 +1,7 @@
 package workqueue
 
+import "sync/atomic"
+
 // noIndex marks the absence of a node, lane or level.
 const noIndex = ^uint32(0)
 
@@ -81,6 +83,10 @@ type readyQueue[T comparable] struct {
 	agedCredit      int
 
 	count int // linked nodes
+	// published is set once Len has been called; from then on every change
+	// of count is stored there too, for Len to read without the lock (see
+	// len.go).
+	published *atomic.Int64
 }
 
 func newReadyQueue[T comparable](laneOf func(T) string, starvationLimit int) readyQueue[T] {
@@ -162,6 +168,9 @@ func (r *readyQueue[T]) link(n uint32, prio int32, seq uint64) {
 	lv.newest = n
 	lv.count++
 	r.count++
+	if r.published != nil {
+		r.published.Store(int64(r.count))
+	}
 }
 
 // unlink takes node n out of its lane and level, dropping whichever becomes
@@ -196,6 +205,9 @@ func (r *readyQueue[T]) unlink(n uint32) {
 	}
 	lv.count--
 	r.count--
+	if r.published != nil {
+		r.published.Store(int64(r.count))
+	}
 
 	if l.head == noIndex {
 		r.dropLane(li, ln)
