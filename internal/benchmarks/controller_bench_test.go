@@ -35,25 +35,29 @@ package benchmarks
 // pages faulted in by the variant before, usually controller-runtime's, made
 // the next one's allocations cheaper and its rate up to 20% higher.
 //
-// Measured 2026-11-30 19:14 UTC on 2 shared cores, load average 1.7-1.8,
-// two series of -count=10, medians (wall reconciles/s):
+// Measured 2026-11-30 21:07 and 21:17 UTC on 2 shared cores, load average
+// 1.0-1.6, two series of -count=10, medians (wall reconciles/s):
 //
 //	                     Informer     LeanInformer   Direct
-//	ctrlkit              369k  448k   654k  670k     1186k 1290k
-//	ctrlkit-nometrics    370k  396k   770k  755k     1829k 1759k
-//	controller-runtime   126k  140k   140k  142k      147k  139k
-//	bare-queue           388k  386k   848k  862k     2280k 2246k
+//	ctrlkit              388k  366k   632k  543k      944k 1043k
+//	ctrlkit-nometrics    377k  357k   728k  723k     1752k 1639k
+//	controller-runtime   127k  120k   126k  118k      134k  123k
+//	bare-queue           366k  330k   759k  731k     2190k 1805k
 //
-// Without metrics (the default), ctrlkit on the lean informer is 5.3-5.5x
-// controller-runtime on the same informer (5.4-6.1x controller-runtime on
-// client-go's) and within 1.10-1.14x of the bare queue. With metrics it is
-// 4.7x controller-runtime on the same informer (4.8-5.2x on client-go's)
-// and 1.29-1.30x the bare queue: the metrics (controller-runtime's names,
-// buckets and native histogram, and the seven workqueue series) cost
-// 130-350 ns of CPU per reconcile here, against 1,320-1,420 ns for the
-// whole bare pipeline. On client-go's informer every ctrlkit variant is
-// within 1.05x of the bare queue (or faster) and 2.9-3.2x
-// controller-runtime: that informer is the floor there.
+// Without metrics (the default), ctrlkit on the lean informer is 5.8-6.1x
+// controller-runtime on the same informer and within 1.01-1.04x of the
+// bare queue. With metrics it is 5.0x and 4.6x controller-runtime and
+// 1.20x and 1.35x the bare queue (a third series, lean informer only:
+// 5.25x and 1.14x): the metrics (controller-runtime's names, buckets and
+// native histogram, and the seven workqueue series) cost 360-740 ns of CPU
+// per reconcile here, and their cost swings more between series than any
+// other variant's. On client-go's informer every ctrlkit variant is within
+// 1.06x of the bare queue (or faster) and 2.9-3.1x controller-runtime: that
+// informer is the floor there.
+//
+// The workers finish a key and take the next in one queue call
+// (workqueue.Queue.DoneAndGetReady) while keys are waiting; the bare queue
+// loop uses Get and Done, as client-go's loop does.
 
 import (
 	"context"
