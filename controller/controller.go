@@ -41,11 +41,13 @@ type Controller[K comparable] struct {
 	// queueTimed is set when the controller built the queue with metrics:
 	// the queue times each key in flight, and the reconcile time is the
 	// queue's time from hand-out to Done, with no clock reads of its own.
-	queueTimed bool
-	log        logr.Logger
-	clock      clock.PassiveClock
-	epoch      time.Time // the clock's time at New, see now
-	metrics    *metrics  // nil: no metrics
+	// ownTiming is set when there are metrics and the queue does not time
+	// keys: the controller reads its clock around each reconcile.
+	queueTimed, ownTiming bool
+	log                   logr.Logger
+	clock                 clock.PassiveClock
+	epoch                 time.Time // the clock's time at New, see now
+	metrics               *metrics  // nil: no metrics
 
 	workers            int
 	cacheSyncTimeout   time.Duration
@@ -137,6 +139,7 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 		c.queue = q
 		c.queueTimed = c.metrics != nil
 	}
+	c.ownTiming = c.metrics != nil && !c.queueTimed
 	c.worker, _ = c.queue.(*workqueue.Queue[K])
 	return c, nil
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"runtime/debug"
 	"time"
 
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
@@ -40,21 +40,13 @@ func (c *Controller[K]) work(parent *reconcileParent[K]) {
 				_, _, key, priority, ok = q.DoneAndGetReady(key)
 				continue
 			}
-			ownTiming := c.metrics != nil && !c.queueTimed
-			var start int64
-			if ownTiming {
-				start = c.now()
-			}
+			start := c.reconcileStart()
 			c.reconcileAndApply(parent, key, priority)
-			if ownTiming {
-				c.metrics.reconcileTime.Observe(float64(c.now()-start) / 1e9)
-			}
+			c.reconcileEnd(start)
 			var elapsed time.Duration
 			var timed bool
 			elapsed, timed, key, priority, ok = q.DoneAndGetReady(key)
-			if timed && c.queueTimed {
-				c.metrics.reconcileTime.Observe(elapsed.Seconds())
-			}
+			c.observeQueueTimed(elapsed, timed)
 		}
 	}
 }
@@ -72,30 +64,51 @@ func (c *Controller[K]) processNext(parent *reconcileParent[K]) bool {
 		c.queue.Done(key)
 		return true
 	}
-	var start int64
-	if c.metrics != nil && !c.queueTimed {
-		start = c.now()
-	}
-	defer c.finish(key, start)
+	defer c.finish(key, c.reconcileStart())
 	c.reconcileAndApply(parent, key, priority)
 	return true
 }
 
-// finish hands key back to the queue and records how long its reconcile
-// took (with the result applied, as controller-runtime times it), from
-// start or from the queue's own timing.
+// finish records how long key's reconcile took, from start or from the
+// queue's own timing, and hands key back to the queue.
 func (c *Controller[K]) finish(key K, start int64) {
-	switch {
-	case c.metrics == nil:
+	c.reconcileEnd(start)
+	if !c.queueTimed {
 		c.queue.Done(key)
-	case c.queueTimed:
-		if elapsed, timed := c.worker.DoneTimed(key); timed {
-			c.metrics.reconcileTime.Observe(elapsed.Seconds())
-		}
-	default:
-		elapsed := c.now() - start
-		c.queue.Done(key)
-		c.metrics.reconcileTime.Observe(float64(elapsed) / 1e9)
+		return
+	}
+	c.observeQueueTimed(c.worker.DoneTimed(key))
+}
+
+// The reconcile time is measured as controller-runtime measures it: the
+// reconcile with its result applied, up to Done. A queue the controller
+// built with metrics times each key in flight already (queueTimed), so the
+// controller takes that; otherwise, with metrics, it reads its own clock
+// around the reconcile (ownTiming).
+
+// reconcileStart returns the controller's clock if it times reconciles
+// itself, else 0.
+func (c *Controller[K]) reconcileStart() int64 {
+	if !c.ownTiming {
+		return 0
+	}
+	return c.now()
+}
+
+// reconcileEnd records a reconcile that began at start, if the controller
+// times reconciles itself.
+func (c *Controller[K]) reconcileEnd(start int64) {
+	if c.ownTiming {
+		c.metrics.reconcileTime.Observe(float64(c.now()-start) / 1e9)
+	}
+}
+
+// observeQueueTimed records a reconcile the queue timed (DoneTimed's or
+// DoneAndGetReady's results), if the controller relies on the queue's
+// timing.
+func (c *Controller[K]) observeQueueTimed(elapsed time.Duration, timed bool) {
+	if timed && c.queueTimed {
+		c.metrics.reconcileTime.Observe(elapsed.Seconds())
 	}
 }
 
