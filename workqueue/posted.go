@@ -197,17 +197,19 @@ func (q *Queue[T]) applyPostedKeyLocked(key T, done bool) {
 	}
 }
 
-// addContended is Add when the lock is taken. The first Add to find it
-// taken waits for it as usual: with one producer, waiting (the mutex spins
-// briefly) is cheaper than handing each key to another CPU through the
-// ring. Adds that find another Add already waiting post their key, or wait
-// too when the ring is full or the backlog deep (see noteBacklogLocked).
+// addContended is Add when the lock is taken. With one producer, it waits
+// for the lock as usual: waiting (the mutex spins briefly) is cheaper than
+// handing each key to another CPU through the ring, and in a controller
+// whose worker parks between keys, posting at once cost 40% more CPU per
+// event. Once several producers contend (producersContend), Adds post
+// their key instead, or wait when the ring is full or the backlog deep
+// (see noteBacklogLocked).
 func (q *Queue[T]) addContended(key T, mode int32) {
 	postAll := mode == addPostAll
 	if !postAll {
 		q.sawContention()
 	}
-	wait := !postAll && (q.addsWaiting.Load() == 0 || q.deepBacklog.Load())
+	wait := !postAll && (!q.producersContend() || q.deepBacklog.Load())
 	if wait || !q.posted.post(key, false) {
 		q.addsWaiting.Add(1)
 		q.lock()
@@ -221,6 +223,29 @@ func (q *Queue[T]) addContended(key T, mode int32) {
 	}
 	q.afterPost(!postAll)
 }
+
+// producersContend reports whether Adds from several goroutines have
+// contended for the lock lately: one waits for it now, or did within the
+// last producerContentionAdds contended Adds. One producer whose Adds find
+// the lock taken by workers is better off waiting for it (see
+// addContended); several producers are better off posting at once, rather
+// than each queueing behind the one that waits.
+func (q *Queue[T]) producersContend() bool {
+	if q.addsWaiting.Load() > 0 {
+		if q.producerContention.Load() < producerContentionAdds/2 {
+			q.producerContention.Store(producerContentionAdds)
+		}
+		return true
+	}
+	if q.producerContention.Load() <= 0 {
+		return false
+	}
+	return q.producerContention.Add(-1) >= 0
+}
+
+// producerContentionAdds is how many contended Adds keep posting at once
+// after Adds were last seen waiting for each other.
+const producerContentionAdds = 4096
 
 // afterPost makes sure a key just posted (by Add or Done) gets applied: by
 // this goroutine if the lock is free now, else by the holder's unlock, or,

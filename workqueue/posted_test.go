@@ -227,3 +227,48 @@ func TestDoneDoesNotPostBeforeAddsContend(t *testing.T) {
 		q.Done("k")
 	}
 }
+
+// Once Adds have been seen waiting for each other (several producers), a
+// contended Add posts at once even when no other Add waits at that moment,
+// for producerContentionAdds contended Adds; then the first contended Add
+// waits for the lock again, as one producer's does.
+func TestSeveralProducersPostAtOnce(t *testing.T) {
+	q, _ := newTestQueue(t, Options[string]{})
+	q.addMode.Store(addTry)
+
+	// One producer: the first contended Add waits for the lock.
+	q.mu.Lock()
+	var adds sync.WaitGroup
+	adds.Go(func() { q.Add("first") })
+	waitFor(t, "the first Add to wait for the lock", func() bool { return q.addsWaiting.Load() == 1 })
+	if got := q.producerContention.Load(); got != 0 {
+		t.Fatalf("contention budget %d before a second producer showed up", got)
+	}
+	q.Add("second") // another producer: posts, and marks producers as contending
+	if got := q.producerContention.Load(); got != producerContentionAdds {
+		t.Fatalf("contention budget %d after Adds met at the lock, want %d", got, producerContentionAdds)
+	}
+	q.unlock()
+	adds.Wait()
+
+	// No Add waits now, but producers contended lately: post at once.
+	q.producerContention.Store(2)
+	q.mu.Lock()
+	q.Add("posted-1")
+	q.Add("posted-2")
+	if !q.posted.pendingLocked() {
+		t.Fatal("contended adds did not post after producers contended")
+	}
+	// The budget is spent: the next contended Add waits for the lock.
+	adds.Go(func() { q.Add("waits") })
+	waitFor(t, "the Add after the budget to wait for the lock", func() bool { return q.addsWaiting.Load() == 1 })
+	q.unlock()
+	adds.Wait()
+
+	if got := q.Len(); got != 5 {
+		t.Fatalf("Len = %d after five distinct adds, want 5", got)
+	}
+	if err := q.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -59,8 +59,12 @@ type Queue[T comparable] struct {
 	// about to wait in readyCond (see posted.go). Last: the ring is large.
 	parking     atomic.Int32
 	addsWaiting atomic.Int32 // Adds blocked in lock
-	addMode     atomic.Int32 // how Add takes the lock (see addmode.go)
-	deepBacklog atomic.Bool  // Adds wait rather than post (see addmode.go)
+	// producerContention counts down the contended Adds that post at once
+	// since Adds were last seen waiting for each other (see
+	// producersContend).
+	producerContention atomic.Int32
+	addMode            atomic.Int32 // how Add takes the lock (see addmode.go)
+	deepBacklog        atomic.Bool  // Adds wait rather than post (see addmode.go)
 	// readyCount is the ready count, kept by ready once Len has been
 	// called, which sets lenPublished (see len.go).
 	readyCount   atomic.Int64
