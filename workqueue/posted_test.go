@@ -8,6 +8,18 @@ import (
 	"time"
 )
 
+// holdLockWithAddWaiting takes q's lock, as a long critical section
+// elsewhere would, and starts an Add of key that waits for it. The caller
+// unlocks, then waits for the Add with the returned group.
+func holdLockWithAddWaiting(t *testing.T, q *Queue[string], key string) *sync.WaitGroup {
+	t.Helper()
+	q.mu.Lock()
+	var adds sync.WaitGroup
+	adds.Go(func() { q.Add(key) })
+	waitFor(t, "an Add to wait for the lock", func() bool { return q.addsWaiting.Load() == 1 })
+	return &adds
+}
+
 // An Add that finds another Add already waiting for the lock posts its key
 // and returns at once; the key is applied, in order, by the lock's next
 // holder, and seen by the caller's next call.
@@ -15,10 +27,7 @@ func TestAddPostsWhileLockIsTaken(t *testing.T) {
 	q, _ := newTestQueue(t, Options[string]{})
 	q.addMode.Store(addTry) // as once Adds were seen to contend
 
-	q.mu.Lock() // a long critical section elsewhere
-	var waiter sync.WaitGroup
-	waiter.Go(func() { q.Add("first") }) // waits for the lock
-	waitFor(t, "the first Add to wait for the lock", func() bool { return q.addsWaiting.Load() == 1 })
+	waiter := holdLockWithAddWaiting(t, q, "first")
 
 	q.Add("posted-1") // returns without the lock
 	q.Add("posted-2")
@@ -62,10 +71,7 @@ func TestAddWaitsWhenPostedRingIsFull(t *testing.T) {
 	q, _ := newTestQueue(t, Options[string]{})
 	q.addMode.Store(addTry)
 
-	q.mu.Lock()
-	var adds sync.WaitGroup
-	adds.Go(func() { q.Add("first") })
-	waitFor(t, "the first Add to wait for the lock", func() bool { return q.addsWaiting.Load() == 1 })
+	adds := holdLockWithAddWaiting(t, q, "first")
 	for i := range postedSlots {
 		q.Add(fmt.Sprintf("posted-%d", i))
 	}
@@ -237,10 +243,7 @@ func TestSeveralProducersPostAtOnce(t *testing.T) {
 	q.addMode.Store(addTry)
 
 	// One producer: the first contended Add waits for the lock.
-	q.mu.Lock()
-	var adds sync.WaitGroup
-	adds.Go(func() { q.Add("first") })
-	waitFor(t, "the first Add to wait for the lock", func() bool { return q.addsWaiting.Load() == 1 })
+	adds := holdLockWithAddWaiting(t, q, "first")
 	if got := q.producerContention.Load(); got != 0 {
 		t.Fatalf("contention budget %d before a second producer showed up", got)
 	}
