@@ -47,8 +47,8 @@ package benchmarks
 // Without metrics (the default), ctrlkit on the lean informer is 5.8-6.1x
 // controller-runtime on the same informer and within 1.01-1.04x of the
 // bare queue. With metrics it is 5.0x and 4.6x controller-runtime and
-// 1.20x and 1.35x the bare queue (a third series, lean informer only:
-// 5.25x and 1.14x): the metrics (controller-runtime's names, buckets and
+// 1.20x and 1.35x the bare queue (over five series of the lean informer
+// alone, 4.6-5.25x, median 5.0x, and 1.12-1.35x, median 1.15x): the metrics (controller-runtime's names, buckets and
 // native histogram, and the seven workqueue series) cost 360-740 ns of CPU
 // per reconcile here, and their cost swings more between series than any
 // other variant's. On client-go's informer every ctrlkit variant is within
