@@ -110,3 +110,28 @@ func TestDoneTimedReportsTheTimeInFlight(t *testing.T) {
 		}
 	})
 }
+
+// TestHandOutNeverReportsANegativeWait: Get reads the clock before it
+// takes the lock, so a key can become ready after that reading, while the
+// Get waits for the lock. Its queue latency must not come out negative.
+func TestHandOutNeverReportsANegativeWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := newFakeProvider()
+		q := New(Options[string]{Name: "q", MetricsProvider: m})
+		defer q.ShutDown()
+		before := q.now() // what a Get read before the lock
+		time.Sleep(time.Second)
+		q.Add("a") // ready a second later, while that Get waited
+		q.mu.Lock()
+		key, _, _, wait := q.getLocked(before, true)
+		q.mu.Unlock()
+		q.metrics.observeHandOut(wait)
+		if key != "a" || wait != 0 {
+			t.Fatalf("getLocked = %q with a wait of %v, want a with 0", key, time.Duration(wait))
+		}
+		time.Sleep(time.Second)
+		if elapsed, timed := q.DoneTimed(key); !timed || elapsed != time.Second {
+			t.Fatalf("DoneTimed = %v, %v; want 1s from the hand-out, true", elapsed, timed)
+		}
+	})
+}

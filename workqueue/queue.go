@@ -164,7 +164,10 @@ func (q *Queue[T]) getLocked(now int64, haveNow bool) (key T, priority int, shut
 	if q.metrics == nil {
 		return key, priority, false, -1
 	}
-	if !haveNow {
+	if !haveNow || now < node.readyAt {
+		// The key became ready after the caller read the clock, while it
+		// waited for the lock: read it again rather than report a
+		// negative wait.
 		now = q.now()
 	}
 	q.metrics.handedOut(key, now)
