@@ -36,7 +36,7 @@ func (q *Queue[T]) DoneAndGetReady(done T) (elapsed time.Duration, timed bool, n
 		q.applyPostedAfterUnlock()
 	}
 	if timed {
-		q.metrics.workDuration.Observe(elapsed.Seconds())
+		q.metrics.observeWork(elapsed)
 	}
 	if wait >= 0 {
 		q.metrics.observeHandOut(wait)

@@ -68,11 +68,7 @@ func TestDoneAndGetReadyAfterShutDown(t *testing.T) {
 		q.Add("a")
 		q.Add("b")
 		a := mustGet(t, q)
-		drained := make(chan struct{})
-		go func() {
-			q.ShutDownWithDrain()
-			close(drained)
-		}()
+		drained := startDrain(q)
 		synctest.Wait()
 
 		_, _, b, _, ok := q.DoneAndGetReady(a)
@@ -83,9 +79,7 @@ func TestDoneAndGetReadyAfterShutDown(t *testing.T) {
 			t.Fatalf("DoneAndGetReady handed out %q from an empty, shut-down queue", k)
 		}
 		synctest.Wait()
-		select {
-		case <-drained:
-		default:
+		if !isClosed(drained) {
 			t.Fatal("ShutDownWithDrain still waiting after the last key was done")
 		}
 		if _, shutdown := q.Get(); !shutdown {

@@ -53,3 +53,24 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// startDrain calls ShutDownWithDrain on a goroutine of its own and returns
+// a channel closed when it has returned.
+func startDrain(q *Queue[string]) <-chan struct{} {
+	drained := make(chan struct{})
+	go func() {
+		q.ShutDownWithDrain()
+		close(drained)
+	}()
+	return drained
+}
+
+// isClosed reports whether ch is closed, without waiting.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

@@ -10,18 +10,18 @@ func (q *Queue[T]) Len() int {
 	// them behind every Add, Get and Done. So the first call switches the
 	// queue to storing its ready count in an atomic whenever the count
 	// changes (under the lock; queues that never call Len pay one nil
-	// check), and later calls read that. Posted keys not yet applied are
-	// the exception: Len applies them first, under the lock, so that the
-	// caller's own posted Add or Done is counted.
-	if q.lenPublished.Load() && !(q.mayHavePosted() && q.posted.pending()) {
-		return int(q.readyCount.Load())
+	// check), and later calls read that; until then it holds -1. Posted
+	// keys not yet applied are the exception: Len applies them first,
+	// under the lock, so that the caller's own posted Add or Done is
+	// counted.
+	if n := q.readyCount.Load(); n >= 0 && !(q.mayHavePosted() && q.posted.pending()) {
+		return int(n)
 	}
 	q.lock()
 	n := q.ready.count
 	if q.ready.published == nil {
 		q.readyCount.Store(int64(n))
 		q.ready.published = &q.readyCount
-		q.lenPublished.Store(true)
 	}
 	q.unlock()
 	return n

@@ -2,7 +2,10 @@ package workqueue
 
 import "time"
 
-// queueMetrics feeds a MetricsProvider. The Queue's mutex guards it.
+// queueMetrics feeds a MetricsProvider. The Queue's mutex guards its own
+// fields (the start times and the unfinished-work state); the metrics it
+// holds are safe for concurrent use, and the queue updates some of them
+// after unlocking (observeHandOut, observeWork).
 type queueMetrics[T comparable] struct {
 	depth        GaugeMetric
 	adds         CounterMetric
@@ -67,8 +70,14 @@ func (m *queueMetrics[T]) observeHandOut(wait int64) {
 	m.latency.Observe(seconds(wait))
 }
 
+// observeWork records a key's time in flight, from its hand-out to Done.
+// The queue calls it unlocked when it can, as observeHandOut.
+func (m *queueMetrics[T]) observeWork(elapsed time.Duration) {
+	m.workDuration.Observe(elapsed.Seconds())
+}
+
 // done records the end of key's work and returns how long it was in
-// flight, which the caller observes in workDuration.
+// flight, for observeWork.
 func (m *queueMetrics[T]) done(key T, now int64) (elapsed time.Duration, timed bool) {
 	start, timed := m.started.take(key)
 	if timed {

@@ -177,21 +177,10 @@ func TestPostedDoneEndsShutDownWithDrain(t *testing.T) {
 	q.Add("k")
 	k := mustGet(t, q)
 
-	drained := make(chan struct{})
-	go func() {
-		q.ShutDownWithDrain()
-		close(drained)
-	}()
+	drained := startDrain(q)
 	waitFor(t, "ShutDownWithDrain to wait", func() bool { return q.parking.Load() == 1 })
 	q.Done(k)
-	waitFor(t, "ShutDownWithDrain to return after the posted Done", func() bool {
-		select {
-		case <-drained:
-			return true
-		default:
-			return false
-		}
-	})
+	waitFor(t, "ShutDownWithDrain to return after the posted Done", func() bool { return isClosed(drained) })
 }
 
 // Before Adds have been seen to contend (addLock, addProbe), lock holders

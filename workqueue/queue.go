@@ -66,11 +66,10 @@ type Queue[T comparable] struct {
 	addMode            atomic.Int32 // how Add takes the lock (see addmode.go)
 	deepBacklog        atomic.Bool  // Adds wait rather than post (see addmode.go)
 	// readyCount is the ready count, kept by ready once Len has been
-	// called, which sets lenPublished (see len.go).
-	readyCount   atomic.Int64
-	lenPublished atomic.Bool
-	addsToProbe  int // Adds until the next probe; under mu
-	posted       postedRing[T]
+	// called; -1 until then (see len.go).
+	readyCount  atomic.Int64
+	addsToProbe int // Adds until the next probe; under mu
+	posted      postedRing[T]
 }
 
 // New returns an empty queue configured by opts.
@@ -98,6 +97,7 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 		q.log = q.log.WithValues("queue", opts.Name)
 	}
 	q.readyCond.L = &q.mu
+	q.readyCount.Store(-1) // Len has not been called (see len.go)
 	q.idleCond.L = &q.mu
 	if opts.MetricsProvider != nil {
 		q.metrics = newQueueMetrics[T](opts.MetricsProvider, opts.Name)
@@ -244,7 +244,7 @@ func (q *Queue[T]) DoneTimed(key T) (elapsed time.Duration, timed bool) {
 		q.applyPostedAfterUnlock()
 	}
 	if timed {
-		q.metrics.workDuration.Observe(elapsed.Seconds())
+		q.metrics.observeWork(elapsed)
 	}
 	return elapsed, timed
 }
@@ -253,7 +253,7 @@ func (q *Queue[T]) DoneTimed(key T) (elapsed time.Duration, timed bool) {
 // poster's behalf.
 func (q *Queue[T]) doneLocked(key T) {
 	if elapsed, timed := q.doneAtLocked(key, 0, false); timed {
-		q.metrics.workDuration.Observe(elapsed.Seconds())
+		q.metrics.observeWork(elapsed)
 	}
 }
 

@@ -58,16 +58,10 @@ func TestShutDownWithDrainWaitsForInFlightKeys(t *testing.T) {
 		q := New(Options[string]{})
 		q.Add("a")
 		k := mustGet(t, q)
-		returned := make(chan struct{})
-		go func() {
-			q.ShutDownWithDrain()
-			close(returned)
-		}()
+		returned := startDrain(q)
 		synctest.Wait()
-		select {
-		case <-returned:
+		if isClosed(returned) {
 			t.Fatal("ShutDownWithDrain returned with a key in flight")
-		default:
 		}
 		if !q.ShuttingDown() {
 			t.Fatal("ShuttingDown = false while draining")
@@ -94,11 +88,7 @@ func TestShutDownEndsADrain(t *testing.T) {
 		q := New(Options[string]{})
 		q.Add("a")
 		mustGet(t, q)
-		returned := make(chan struct{})
-		go func() {
-			q.ShutDownWithDrain()
-			close(returned)
-		}()
+		returned := startDrain(q)
 		synctest.Wait()
 		q.ShutDown()
 		<-returned
