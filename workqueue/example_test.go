@@ -62,36 +62,6 @@ func Example() {
 	// flaky processed 2 times
 }
 
-// A worker that finishes a key and takes the next one in one call while
-// keys are waiting, and blocks in Get only when none is.
-func ExampleQueue_DoneAndGetReady() {
-	q := workqueue.New(workqueue.Options[string]{})
-	for _, key := range []string{"default/a", "default/b", "default/c"} {
-		q.Add(key)
-	}
-
-	var workers sync.WaitGroup
-	workers.Go(func() {
-		for {
-			key, shutdown := q.Get()
-			if shutdown {
-				return
-			}
-			for ok := true; ok; {
-				fmt.Println("processing", key)
-				q.Forget(key)
-				_, _, key, _, ok = q.DoneAndGetReady(key)
-			}
-		}
-	})
-	q.ShutDownWithDrain()
-	workers.Wait()
-	// Output:
-	// processing default/a
-	// processing default/b
-	// processing default/c
-}
-
 // Higher priorities first, FIFO within a priority; with a Lane function,
 // namespaces take turns within a priority.
 func Example_priorities() {

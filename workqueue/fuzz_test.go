@@ -13,15 +13,11 @@ import (
 // (every key is handed out after its last add that the queue accepted), and
 // a single add is not processed twice.
 //
-// Encoding: byte 0 picks the number of goroutines (1-4, low bits),
-// whether keys have lanes (bit 2) and whether every Add posts its key
-// (bit 3: addPostAll, so the fuzzer drives the posting path of posted.go,
-// which otherwise needs contention to run); then each operation
-// is three bytes (kind, key, argument), dealt round-robin to the goroutines.
-// The argument is a delay in milliseconds, a priority, for the Get kind
-// whether to finish a held key and get in one DoneAndGetReady (arg >= 128),
-// or for the ShutDown kind whether to really shut down (arg >= 224) or only
-// call Len.
+// Encoding: byte 0 picks the number of goroutines (1-4, low bits) and
+// whether keys have lanes (bit 2); then each operation is three bytes
+// (kind, key, argument), dealt round-robin to the goroutines. The argument
+// is a delay in milliseconds, a priority, or for the ShutDown kind whether
+// to really shut down (arg >= 224) or only call Len.
 func FuzzQueue(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 0, 3, 1, 0, 4, 1, 0})
 	f.Add([]byte{0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 4, 0, 0, 3, 0, 0, 4, 0, 0}) // re-add in flight
@@ -31,14 +27,12 @@ func FuzzQueue(f *testing.F) {
 	f.Add([]byte{2, 3, 5, 0, 3, 5, 0, 3, 5, 0, 3, 0, 0, 3, 0, 0, 4, 0, 0, 4, 0, 0, 5, 5, 0, 0, 5, 0})
 	f.Add([]byte{3, 4, 1, 200, 4, 2, 10, 0, 1, 0, 3, 0, 0, 7, 0, 255, 0, 2, 0, 3, 0, 0, 4, 0, 0, 6, 0, 0, 3, 0, 0})
 	f.Add([]byte{1, 0, 7, 0, 1, 7, 5, 2, 7, 9, 3, 0, 0, 0, 7, 0, 3, 0, 0, 4, 0, 0, 4, 0, 0})
-	// The same with every Add posting.
 	f.Add([]byte{8, 0, 1, 0, 3, 1, 0, 4, 1, 0})
 	f.Add([]byte{8, 0, 0, 0, 3, 0, 0, 0, 0, 0, 4, 0, 0, 3, 0, 0, 4, 0, 0})
 	f.Add([]byte{11, 1, 2, 50, 0, 3, 0, 3, 0, 0, 2, 2, 10, 3, 1, 0, 4, 0, 0, 3, 0, 0, 1, 2, 10, 4, 0, 0})
 	f.Add([]byte{10, 3, 5, 0, 3, 5, 0, 3, 5, 0, 3, 0, 0, 3, 0, 0, 4, 0, 0, 4, 0, 0, 5, 5, 0, 0, 5, 0})
 	f.Add([]byte{15, 4, 1, 200, 4, 2, 10, 0, 1, 0, 3, 0, 0, 7, 0, 255, 0, 2, 0, 3, 0, 0, 4, 0, 0, 6, 0, 0, 3, 0, 0})
 	f.Add([]byte{11, 0, 1, 0, 0, 2, 0, 0, 3, 0, 3, 0, 0, 0, 1, 0, 0, 2, 0, 3, 0, 0, 4, 0, 0, 4, 0, 0, 3, 0, 0})
-	// Workers that finish a key and get the next in one call.
 	f.Add([]byte{1, 0, 1, 0, 0, 2, 0, 3, 0, 0, 3, 0, 0, 3, 0, 200, 3, 0, 200, 0, 1, 0, 3, 0, 200, 3, 0, 200})
 	f.Add([]byte{9, 0, 1, 0, 0, 1, 0, 3, 0, 0, 3, 0, 0, 0, 1, 0, 3, 1, 130, 3, 0, 130, 4, 0, 0, 3, 0, 255})
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -147,20 +141,6 @@ func (c *fuzzChecker) done(key string) {
 	c.q.Done(key)
 }
 
-// doneAndGetReady finishes done and takes the next ready key, if any, in
-// one DoneAndGetReady call.
-func (c *fuzzChecker) doneAndGetReady(done string) (string, bool) {
-	c.mu.Lock()
-	delete(c.inFlight, done)
-	c.mu.Unlock()
-	start := c.getting()
-	_, _, k, _, ok := c.q.DoneAndGetReady(done)
-	if ok {
-		c.handedOut(k, start)
-	}
-	return k, ok
-}
-
 // worker runs one goroutine's operations, holding the keys it gets until a
 // Done operation (or its end) releases them.
 func (c *fuzzChecker) worker(ops []fuzzOp) {
@@ -182,15 +162,6 @@ func (c *fuzzChecker) worker(ops []fuzzOp) {
 			}
 			c.add(key, o.After, func() { c.q.AddWithOpts(o, key) })
 		case opGet:
-			if len(held) > 0 && op.arg >= 128 {
-				// Finish the oldest key and take the next in one call.
-				done := held[0]
-				held = held[1:]
-				if k, ok := c.doneAndGetReady(done); ok {
-					held = append(held, k)
-					continue
-				}
-			}
 			if len(held) >= 2 {
 				c.done(held[0])
 				held = held[1:]
@@ -239,9 +210,6 @@ func runFuzzOps(t *testing.T, data []byte) {
 		opts.Lane = func(k string) string { return k[len(k)-1:] }
 	}
 	q := New(opts)
-	if len(data) > 0 && data[0]&8 != 0 {
-		q.addMode.Store(addPostAll)
-	}
 	c := &fuzzChecker{
 		t: t, q: q,
 		inFlight: map[string]bool{}, adding: map[string]int{}, lastAddEnd: map[string]int{}, prevGet: map[string]int{},
@@ -308,7 +276,7 @@ func runFuzzOps(t *testing.T, data []byte) {
 			c.done(k)
 		}
 		q.mu.Lock()
-		idle := len(q.waiting) == 0 || q.shuttingDown
+		idle := q.waiting.Len() == 0 || q.shuttingDown
 		q.mu.Unlock()
 		if idle {
 			break

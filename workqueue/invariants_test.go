@@ -7,113 +7,94 @@ import (
 	"time"
 )
 
-// checkInvariants verifies the queue's internal bookkeeping: entries, nodes,
-// lanes, levels and the delay heap agree with each other.
+// checkInvariants verifies the invariants stated on Queue and readyQueue:
+// items, lanes, levels and the delay heap agree with each other.
 func (q *Queue[T]) checkInvariants() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	r := &q.ready
 
-	inFlight, ready, live := 0, 0, 0
-	for key, e := range q.entries {
-		if e.waiting() {
-			i := e.index()
-			if int(i) >= len(q.waiting) || q.waiting[i].key != key {
-				return fmt.Errorf("waiting entry of %v points at heap %d", key, i)
-			}
-			if e.inFlight() {
-				inFlight++
-			}
-			continue
+	inFlight, ready := 0, 0
+	for key, it := range q.items {
+		if it.key != key {
+			return fmt.Errorf("item of %v holds key %v", key, it.key)
 		}
-		n := e.index()
-		if int(n) >= len(r.nodes) || r.nodes[n].key != key {
-			return fmt.Errorf("entry of %v points at node %d", key, n)
-		}
-		live++
-		switch r.nodes[n].state {
-		case nodeReady:
+		switch it.state {
+		case itemReady:
 			ready++
-		case nodeInFlight, nodeHeld:
+			if _, ok := q.waiting.byKey[key]; ok {
+				return fmt.Errorf("%v is ready and waiting", key)
+			}
+		case itemRequeued:
+			inFlight++
+			if _, ok := q.waiting.byKey[key]; ok {
+				return fmt.Errorf("%v is requeued and waiting", key)
+			}
+		case itemInFlight:
 			inFlight++
 		}
 	}
-	if len(q.waiting) != countWaiting(q.entries) {
-		return fmt.Errorf("heap holds %d items, entries say %d", len(q.waiting), countWaiting(q.entries))
+	if inFlight != q.inFlight || ready != r.len {
+		return fmt.Errorf("counts: in flight %d/%d, ready %d/%d", inFlight, q.inFlight, ready, r.len)
 	}
-	for i := range q.waiting {
-		if p := (i - 1) / 2; i > 0 && q.waiting[p].at > q.waiting[i].at {
+
+	h := &q.waiting
+	if len(h.items) != len(h.byKey) {
+		return fmt.Errorf("heap holds %d items, index %d", len(h.items), len(h.byKey))
+	}
+	for i, w := range h.items {
+		if int(w.index) != i || h.byKey[w.key] != w {
+			return fmt.Errorf("heap item %d (%v) says index %d", i, w.key, w.index)
+		}
+		if p := (i - 1) / 2; i > 0 && h.items[p].at > w.at {
 			return fmt.Errorf("heap order broken at %d", i)
 		}
 	}
-	if inFlight != q.inFlight || ready != r.count || live != r.live {
-		return fmt.Errorf("counts: inFlight %d/%d ready %d/%d live %d/%d", inFlight, q.inFlight, ready, r.count, live, r.live)
+	if q.shuttingDown && len(h.items) > 0 {
+		return fmt.Errorf("%d keys wait after ShutDown", len(h.items))
 	}
 
 	linked := 0
-	prev := int64(1) << 40
-	for _, li := range r.active {
-		lv := &r.levels[li]
-		if int64(lv.prio) >= prev {
-			return fmt.Errorf("levels out of order")
+	for i, lv := range r.levels {
+		if i > 0 && r.levels[i-1].priority <= lv.priority {
+			return fmt.Errorf("levels out of order at %d", i)
 		}
-		prev = int64(lv.prio)
-		inLevel := 0
-		for n := lv.oldest; n != noIndex; n = r.nodes[n].newer {
-			if r.nodes[n].state != nodeReady || r.nodes[n].prio != lv.prio {
-				return fmt.Errorf("node %d in level %d: state %d prio %d", n, lv.prio, r.nodes[n].state, r.nodes[n].prio)
-			}
-			inLevel++
+		if lv.len == 0 || lv.cursor == nil {
+			return fmt.Errorf("empty level %d kept", lv.priority)
 		}
-		if inLevel != lv.count {
-			return fmt.Errorf("level %d counts %d, arrival list has %d", lv.prio, lv.count, inLevel)
-		}
-		if inLevel == 0 {
-			if len(r.active) != 1 {
-				return fmt.Errorf("empty level %d kept beside others", lv.prio)
-			}
-			continue // the kept empty level
-		}
-		inLanes := 0
-		ln := lv.cursor
+		inLevel, lanes := 0, 0
+		l := lv.cursor
 		for {
-			l := &r.lanes[ln]
-			if l.level != li || l.head == noIndex {
-				return fmt.Errorf("lane %d of level %d is empty or misplaced", ln, lv.prio)
+			if l.head == nil || lv.lanes[l.name] != l || l.next.prev != l {
+				return fmt.Errorf("lane %q of level %d is empty, unindexed or off the ring", l.name, lv.priority)
 			}
-			for n := l.head; n != noIndex; n = r.nodes[n].next {
-				if r.nodes[n].lane != ln {
-					return fmt.Errorf("node %d in lane %d says lane %d", n, ln, r.nodes[n].lane)
+			var prev *item[T]
+			for it := l.head; it != nil; prev, it = it, it.next {
+				if it.state != itemReady || it.priority != lv.priority || it.prev != prev || r.laneName(it.key) != l.name {
+					return fmt.Errorf("item %v misplaced in lane %q of level %d", it.key, l.name, lv.priority)
 				}
-				inLanes++
+				if q.items[it.key] != it {
+					return fmt.Errorf("linked item %v is not the key's item", it.key)
+				}
+				inLevel++
 			}
-			if r.lanes[l.next].prev != ln {
-				return fmt.Errorf("lane ring broken at %d", ln)
+			if l.tail != prev {
+				return fmt.Errorf("lane %q's tail is not its last item", l.name)
 			}
-			ln = l.next
-			if ln == lv.cursor {
+			lanes++
+			if l = l.next; l == lv.cursor {
 				break
 			}
 		}
-		if inLanes != inLevel {
-			return fmt.Errorf("level %d: lanes hold %d, arrival list %d", lv.prio, inLanes, inLevel)
+		if inLevel != lv.len || lanes != len(lv.lanes) {
+			return fmt.Errorf("level %d counts %d in %d lanes, holds %d in %d", lv.priority, lv.len, len(lv.lanes), inLevel, lanes)
 		}
 		linked += inLevel
 	}
-	if linked != r.count {
-		return fmt.Errorf("levels hold %d, count %d", linked, r.count)
+	if linked != r.len {
+		return fmt.Errorf("levels hold %d, len %d", linked, r.len)
 	}
 	return nil
-}
-
-func countWaiting[T comparable](entries map[T]entry) int {
-	n := 0
-	for _, e := range entries {
-		if e.waiting() {
-			n++
-		}
-	}
-	return n
 }
 
 // TestInvariantsUnderRandomOperations drives one goroutine through random
@@ -153,7 +134,7 @@ func TestInvariantsUnderRandomOperations(t *testing.T) {
 				waitFor(t, "due keys to be promoted", func() bool {
 					q.mu.Lock()
 					defer q.mu.Unlock()
-					return len(q.waiting) == 0 || q.waiting[0].at > q.now()
+					return q.waiting.Len() == 0 || q.waiting.next() > q.now()
 				})
 			}
 			if err := q.checkInvariants(); err != nil {

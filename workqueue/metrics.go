@@ -1,11 +1,7 @@
 package workqueue
 
-import "time"
-
-// queueMetrics feeds a MetricsProvider. The Queue's mutex guards its own
-// fields (the start times and the unfinished-work state); the metrics it
-// holds are safe for concurrent use, and the queue updates some of them
-// after unlocking (observeHandOut, observeWork).
+// queueMetrics feeds a MetricsProvider, with the Queue's mutex held, which
+// also guards its own fields.
 type queueMetrics[T comparable] struct {
 	depth        GaugeMetric
 	adds         CounterMetric
@@ -17,12 +13,8 @@ type queueMetrics[T comparable] struct {
 	dropped      CounterMetric
 
 	// started holds the hand-out time of each key in flight.
-	started            startTimes[T]
+	started            map[T]int64
 	nextUnfinishedTime int64
-	// unfinishedSet is set while the unfinished-work gauges may hold a
-	// non-zero value, so that the common Done with nothing else in flight
-	// does not store zeros that are there already.
-	unfinishedSet bool
 }
 
 type noopMetric struct{}
@@ -42,6 +34,7 @@ func newQueueMetrics[T comparable](p MetricsProvider, name string) *queueMetrics
 		longest:      p.NewLongestRunningProcessorSecondsMetric(name),
 		retries:      p.NewRetriesMetric(name),
 		dropped:      noopMetric{},
+		started:      make(map[T]int64),
 	}
 	if dp, ok := p.(DroppedMetricsProvider); ok {
 		m.dropped = dp.NewDroppedMetric(name)
@@ -56,40 +49,25 @@ func (m *queueMetrics[T]) added() {
 	m.depth.Inc()
 }
 
-// handedOut records, with the queue locked, that key was handed out at now.
-func (m *queueMetrics[T]) handedOut(key T, now int64) {
-	m.started.put(key, now)
-}
-
-// observeHandOut records a hand-out of a key that was ready for wait
-// nanoseconds. The queue calls it unlocked: the metrics are safe for
-// concurrent use, and time spent in them under the lock is time the other
-// callers wait.
-func (m *queueMetrics[T]) observeHandOut(wait int64) {
+// handedOut records that key was handed out at now, after being ready for
+// wait nanoseconds.
+func (m *queueMetrics[T]) handedOut(key T, now, wait int64) {
 	m.depth.Dec()
 	m.latency.Observe(seconds(wait))
+	m.started[key] = now
 }
 
-// observeWork records a key's time in flight, from its hand-out to Done.
-// The queue calls it unlocked when it can, as observeHandOut.
-func (m *queueMetrics[T]) observeWork(elapsed time.Duration) {
-	m.workDuration.Observe(elapsed.Seconds())
-}
-
-// done records the end of key's work and returns how long it was in
-// flight, for observeWork.
-func (m *queueMetrics[T]) done(key T, now int64) (elapsed time.Duration, timed bool) {
-	start, timed := m.started.take(key)
-	if timed {
-		elapsed = time.Duration(now - start)
+// done records the end of key's work at now.
+func (m *queueMetrics[T]) done(key T, now int64) {
+	if start, ok := m.started[key]; ok {
+		m.workDuration.Observe(seconds(now - start))
+		delete(m.started, key)
 	}
-	if m.started.len() == 0 && m.unfinishedSet {
+	if len(m.started) == 0 {
 		// Nothing in flight: the timer stops refreshing, so zero now.
 		m.unfinished.Set(0)
 		m.longest.Set(0)
-		m.unfinishedSet = false
 	}
-	return elapsed, timed
 }
 
 // refreshUnfinished sets the unfinished-work gauges if their period has
@@ -99,82 +77,15 @@ func (m *queueMetrics[T]) refreshUnfinished(now int64) int64 {
 		return m.nextUnfinishedTime
 	}
 	var total, longest int64
-	m.started.each(func(start int64) {
+	for _, start := range m.started {
 		age := now - start
 		total += age
 		longest = max(longest, age)
-	})
+	}
 	m.unfinished.Set(seconds(total))
 	m.longest.Set(seconds(longest))
-	m.unfinishedSet = true
 	m.nextUnfinishedTime = now + unfinishedWorkPeriod
 	return m.nextUnfinishedTime
 }
 
 func seconds(ns int64) float64 { return float64(ns) / 1e9 }
-
-// startTimesInline is how many in-flight keys startTimes keeps in its
-// slice before it spills into a map: a linear search of a few keys is
-// cheaper than hashing a key three times (put, take, delete) per hand-out.
-const startTimesInline = 16
-
-// startTimes maps the keys in flight to their hand-out times. A key is in
-// flight at most once, and usually there are no more keys in flight than
-// workers, so most queues never need the map.
-type startTimes[T comparable] struct {
-	inline   []startTime[T] // at most startTimesInline
-	overflow map[T]int64    // the rest; nil until needed
-}
-
-type startTime[T comparable] struct {
-	key T
-	at  int64
-}
-
-// put records that key, not in flight, was handed out at at.
-func (s *startTimes[T]) put(key T, at int64) {
-	if len(s.inline) < startTimesInline {
-		s.inline = append(s.inline, startTime[T]{key, at})
-		return
-	}
-	if s.overflow == nil {
-		s.overflow = make(map[T]int64)
-	}
-	s.overflow[key] = at
-}
-
-// take removes key and returns its hand-out time, reporting whether it was
-// in flight.
-func (s *startTimes[T]) take(key T) (int64, bool) {
-	// Keys mostly finish in the order they were handed out: search from
-	// the oldest.
-	for i := range s.inline {
-		if s.inline[i].key != key {
-			continue
-		}
-		at := s.inline[i].at
-		last := len(s.inline) - 1
-		s.inline[i] = s.inline[last]
-		s.inline[last] = startTime[T]{} // drop the reference to the key
-		s.inline = s.inline[:last]
-		return at, true
-	}
-	if at, ok := s.overflow[key]; ok {
-		delete(s.overflow, key)
-		return at, true
-	}
-	return 0, false
-}
-
-// len returns the number of keys in flight.
-func (s *startTimes[T]) len() int { return len(s.inline) + len(s.overflow) }
-
-// each calls f with the hand-out time of every key in flight.
-func (s *startTimes[T]) each(f func(at int64)) {
-	for _, st := range s.inline {
-		f(st.at)
-	}
-	for _, at := range s.overflow {
-		f(at)
-	}
-}

@@ -11,9 +11,7 @@ import (
 type TypedRateLimiter[T comparable] = clientgoworkqueue.TypedRateLimiter[T]
 
 // MetricsProvider creates the queue's metrics. It is client-go's interface;
-// package prommetrics implements it for Prometheus. The metrics it returns
-// must be safe for concurrent use: the queue updates some of them after
-// releasing its lock, so that other callers do not wait for them.
+// package prommetrics implements it for Prometheus.
 type MetricsProvider = clientgoworkqueue.MetricsProvider
 
 // Metric kinds a MetricsProvider returns (client-go's interfaces).
@@ -65,10 +63,11 @@ type Options[T comparable] struct {
 	// unlimited.
 	MaxRetries int
 
-	// StarvationLimit is how many keys may be handed out ahead of a ready key
-	// of a lower priority before that key counts as starving. While some
-	// level below the top one holds a starving key, one Get in four serves
-	// the level whose oldest key has waited longest. Zero means
+	// StarvationLimit is how many keys may be handed out while a lower
+	// priority with ready keys is passed over (since it got its first key
+	// or was last served as the top priority) before it counts as starving.
+	// While any priority starves, one Get in four serves the one that has
+	// starved longest, until it is empty or on top. Zero means
 	// DefaultStarvationLimit; a negative value disables the guard (strict
 	// priorities).
 	StarvationLimit int

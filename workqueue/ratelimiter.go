@@ -2,7 +2,6 @@ package workqueue
 
 import (
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -69,10 +68,6 @@ func (r *TypedItemExponentialFailureRateLimiter[T]) When(key T) time.Duration {
 type failureCounts[T comparable] struct {
 	mu       sync.Mutex
 	failures map[T]int
-	// tracked mirrors len(failures). A controller calls Forget after
-	// every successful reconcile, and most keys never failed: while none
-	// is counted, Forget and NumRequeues skip the lock and the map.
-	tracked atomic.Int64
 }
 
 // count counts one more failure of key and returns the new count.
@@ -83,15 +78,11 @@ func (c *failureCounts[T]) count(key T) int {
 		c.failures = make(map[T]int)
 	}
 	c.failures[key]++
-	c.tracked.Store(int64(len(c.failures)))
 	return c.failures[key]
 }
 
 // NumRequeues returns key's failure count.
 func (c *failureCounts[T]) NumRequeues(key T) int {
-	if c.tracked.Load() == 0 {
-		return 0
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.failures[key]
@@ -99,13 +90,9 @@ func (c *failureCounts[T]) NumRequeues(key T) int {
 
 // Forget resets key.
 func (c *failureCounts[T]) Forget(key T) {
-	if c.tracked.Load() == 0 {
-		return
-	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	delete(c.failures, key)
-	c.tracked.Store(int64(len(c.failures)))
-	c.mu.Unlock()
 }
 
 // TypedItemFastSlowRateLimiter delays a key fastDelay for its first

@@ -1,96 +1,57 @@
 package workqueue
 
-import "sync/atomic"
-
-// noIndex marks the absence of a node, lane or level.
-const noIndex = ^uint32(0)
+import "slices"
 
 // agedShare is how often the starvation guard gets a turn: one Get in
 // agedShare serves a starving lower level, the rest serve the top level.
 const agedShare = 4
 
-// Node states. A node exists from the moment its key is ready until Done,
-// so hand-outs and re-adds of an in-flight key touch the node, not the map.
-const (
-	nodeReady    uint8 = iota // linked: Get can hand it out
-	nodeInFlight              // handed out, nothing pending
-	nodeHeld                  // handed out and added again: linked on Done
-)
-
-// readyNode is one key that is ready, in flight, or both.
-type readyNode[T comparable] struct {
-	key T
-	// readyAt is when the key became ready, on the queue's clock; kept only
-	// when metrics are on (queue latency).
-	readyAt int64
-	// seq is the hand-out count when the key became ready: the starvation
-	// guard's notion of age.
-	seq uint64
-	// prev/next link the lane's FIFO; next also links the free list.
-	prev, next uint32
-	// older/newer link the level's arrival order.
-	older, newer uint32
-	lane         uint32
-	prio         int32
-	state        uint8
-}
-
-// lane is one fairness lane of one priority level: a FIFO of nodes, and a
-// member of its level's ring of non-empty lanes.
-type lane struct {
-	name       string
-	head, tail uint32
-	prev, next uint32 // the level's ring; next also links the free list
-	level      uint32
-}
-
-// level holds the ready keys of one priority.
-type level struct {
-	prio  int32
-	count int
-	// cursor is the lane served next; the ring of non-empty lanes is
-	// served round-robin from here.
-	cursor uint32
-	// oldest/newest are the ends of the arrival order.
-	oldest, newest uint32
-	// soleLane is the only lane when the queue has no lane function.
-	soleLane uint32
-	lanes    map[string]uint32
-}
-
-// readyQueue orders ready keys by (priority desc, lane round-robin, FIFO).
-// Nodes, lanes and levels live in slices and are recycled, so steady-state
-// traffic does not allocate. It is not safe for concurrent use: the Queue's
-// mutex guards it.
+// readyQueue orders ready items by priority (higher first), then
+// round-robin over the lanes of that priority, then FIFO within a lane.
+//
+// levels holds one level per priority with ready items, highest first;
+// each level holds its non-empty lanes in a map by name and in a ring, whose
+// cursor is the lane served next; each lane is a doubly linked list of
+// items. len counts the linked items. The Queue's mutex guards it all.
+//
+// Starvation guard: a level below the top starts to wait when it gets its
+// first item or is last served as the top level. Once it has waited for
+// starvationLimit hand-outs it starves, and one pop in agedShare serves
+// the level that has starved longest, until it empties or becomes the top.
 type readyQueue[T comparable] struct {
-	nodes    []readyNode[T]
-	freeNode uint32
-	live     int // allocated nodes: ready, in flight or held
-	// peak is the most nodes live since the arena was last empty.
-	peak int
+	levels []*level[T]
+	len    int
 
-	lanes    []lane
-	freeLane uint32
-
-	levels     []level
-	freeLevels []uint32
-	// active lists the non-empty levels by priority, highest first.
-	active []uint32
-
-	laneOf          func(T) string
-	starvationLimit uint64 // zero disables the guard
+	laneOf          func(T) string // nil: one lane
+	starvationLimit uint64         // zero: strict priorities
 	handedOut       uint64
-	agedCredit      int
+	agedCredit      int // top-level pops left before the guard's next turn
 
-	count int // linked nodes
-	// published is set once Len has been called; from then on every change
-	// of count is stored there too, for Len to read without the lock (see
-	// len.go).
-	published *atomic.Int64
+	// spareLevel and spareLane are the last ones emptied, reused for the
+	// next new one: a queue that empties after every key (the quiet case)
+	// then allocates nothing but its items.
+	spareLevel *level[T]
+	spareLane  *lane[T]
+}
+
+// level is the ready items of one priority.
+type level[T comparable] struct {
+	priority int32
+	len      int
+	lanes    map[string]*lane[T]
+	cursor   *lane[T]
+	since    uint64 // handedOut when it last got its first item or was served as the top
+}
+
+// lane is the ready items of one lane name within a level, oldest first.
+type lane[T comparable] struct {
+	name       string
+	head, tail *item[T]
+	prev, next *lane[T] // the level's ring
 }
 
 func newReadyQueue[T comparable](laneOf func(T) string, starvationLimit int) readyQueue[T] {
-	r := readyQueue[T]{freeNode: noIndex, freeLane: noIndex, laneOf: laneOf}
+	r := readyQueue[T]{laneOf: laneOf}
 	switch {
 	case starvationLimit == 0:
 		r.starvationLimit = DefaultStarvationLimit
@@ -100,163 +61,168 @@ func newReadyQueue[T comparable](laneOf func(T) string, starvationLimit int) rea
 	return r
 }
 
-// alloc returns an unlinked node for key.
-func (r *readyQueue[T]) alloc(key T, readyAt int64) uint32 {
-	r.live++
-	r.peak = max(r.peak, r.live)
-	n := r.freeNode
-	if n == noIndex {
-		n = uint32(len(r.nodes))
-		r.nodes = append(r.nodes, readyNode[T]{key: key, readyAt: readyAt})
-		return n
-	}
-	r.freeNode = r.nodes[n].next
-	r.nodes[n] = readyNode[T]{key: key, readyAt: readyAt}
-	return n
-}
-
-// free recycles an unlinked node. When the queue empties after a round that
-// used under a quarter of the arena, the arenas are given back, so a burst
-// does not pin its memory while steady traffic keeps reusing them.
-func (r *readyQueue[T]) free(n uint32) {
-	var zero T
-	r.nodes[n].key = zero // do not keep the key reachable
-	r.nodes[n].next = r.freeNode
-	r.freeNode = n
-	r.live--
-	if r.live == 0 {
-		if cap(r.nodes) > 4096 && r.peak < cap(r.nodes)/4 {
-			r.nodes, r.freeNode = nil, noIndex
-			r.lanes, r.freeLane = nil, noIndex
-			// The kept empty level may name a lane: forget it too.
-			r.levels, r.freeLevels, r.active = nil, nil, r.active[:0]
-		}
-		r.peak = 0
-	}
-}
-
-// push queues key at prio and returns its node.
-func (r *readyQueue[T]) push(key T, prio int32, readyAt int64) uint32 {
-	n := r.alloc(key, readyAt)
-	r.link(n, prio, r.handedOut)
-	return n
-}
-
-// link appends node n to the tail of its lane at prio and marks it ready.
-func (r *readyQueue[T]) link(n uint32, prio int32, seq uint64) {
-	li := r.levelFor(prio)
-	lv := &r.levels[li]
-	ln := r.laneFor(li, r.nodes[n].key)
-	node := &r.nodes[n]
-	node.seq, node.lane, node.prio, node.state = seq, ln, prio, nodeReady
-
-	l := &r.lanes[ln]
-	node.prev, node.next = l.tail, noIndex
-	if l.tail == noIndex {
-		l.head = n
+// push appends it to the tail of its lane at its priority and marks it ready.
+func (r *readyQueue[T]) push(it *item[T]) {
+	lv := r.levelFor(it.priority)
+	l := r.laneFor(lv, it.key)
+	it.state = itemReady
+	it.prev, it.next = l.tail, nil
+	if l.tail == nil {
+		l.head = it
 	} else {
-		r.nodes[l.tail].next = n
+		l.tail.next = it
 	}
-	l.tail = n
+	l.tail = it
+	lv.len++
+	r.len++
+}
 
-	node.older, node.newer = lv.newest, noIndex
-	if lv.newest == noIndex {
-		lv.oldest = n
+// remove unlinks a ready item, dropping its lane and level if they empty.
+func (r *readyQueue[T]) remove(it *item[T]) {
+	lv := r.find(it.priority)
+	l := lv.lanes[r.laneName(it.key)]
+	if it.prev == nil {
+		l.head = it.next
 	} else {
-		r.nodes[lv.newest].newer = n
+		it.prev.next = it.next
 	}
-	lv.newest = n
-	lv.count++
-	r.count++
-	if r.published != nil {
-		r.published.Store(int64(r.count))
+	if it.next == nil {
+		l.tail = it.prev
+	} else {
+		it.next.prev = it.prev
+	}
+	it.prev, it.next = nil, nil
+	lv.len--
+	r.len--
+	if l.head == nil {
+		r.dropLane(lv, l)
+	}
+	if lv.len == 0 {
+		r.dropLevel(lv)
 	}
 }
 
-// unlink takes node n out of its lane and level, dropping whichever becomes
-// empty. The node stays allocated.
-func (r *readyQueue[T]) unlink(n uint32) {
-	node := &r.nodes[n]
-	ln := node.lane
-	l := &r.lanes[ln]
-	li := l.level
-	lv := &r.levels[li]
-
-	if node.prev == noIndex {
-		l.head = node.next
-	} else {
-		r.nodes[node.prev].next = node.next
-	}
-	if node.next == noIndex {
-		l.tail = node.prev
-	} else {
-		r.nodes[node.next].prev = node.prev
-	}
-
-	if node.older == noIndex {
-		lv.oldest = node.newer
-	} else {
-		r.nodes[node.older].newer = node.newer
-	}
-	if node.newer == noIndex {
-		lv.newest = node.older
-	} else {
-		r.nodes[node.newer].older = node.older
-	}
-	lv.count--
-	r.count--
-	if r.published != nil {
-		r.published.Store(int64(r.count))
-	}
-
-	if l.head == noIndex {
-		r.dropLane(li, ln)
-	}
-	if lv.count == 0 {
-		r.dropLevel(li)
-	}
+// raise moves a ready item to a higher priority, at the tail of its lane there.
+func (r *readyQueue[T]) raise(it *item[T], priority int32) {
+	r.remove(it)
+	it.priority = priority
+	r.push(it)
 }
 
-// move re-queues node n at a new priority, keeping its age.
-func (r *readyQueue[T]) move(n uint32, prio int32) {
-	seq := r.nodes[n].seq
-	r.unlink(n)
-	r.link(n, prio, seq)
-}
-
-// pop unlinks and returns the next node to hand out, still allocated. The
-// queue must not be empty.
-func (r *readyQueue[T]) pop() uint32 {
-	li := r.chooseLevel()
-	lv := &r.levels[li]
-	ln := lv.cursor
-	n := r.lanes[ln].head
-	lv.cursor = r.lanes[ln].next
-	r.unlink(n)
+// pop unlinks and returns the next item to hand out. The queue must not be
+// empty.
+func (r *readyQueue[T]) pop() *item[T] {
+	lv := r.chooseLevel()
+	it := lv.cursor.head
+	lv.cursor = lv.cursor.next
+	r.remove(it)
 	r.handedOut++
-	return n
+	return it
 }
 
 // chooseLevel picks the top level, except on the starvation guard's turn.
-func (r *readyQueue[T]) chooseLevel() uint32 {
-	top := r.active[0]
-	if len(r.active) == 1 || r.starvationLimit == 0 {
-		return top
-	}
-	starving, seq := noIndex, uint64(0)
-	for _, li := range r.active[1:] {
-		s := r.nodes[r.levels[li].oldest].seq
-		if starving == noIndex || s < seq {
-			starving, seq = li, s
+func (r *readyQueue[T]) chooseLevel() *level[T] {
+	top := r.levels[0]
+	if len(r.levels) > 1 && r.starvationLimit > 0 {
+		starving := r.levels[1]
+		for _, lv := range r.levels[2:] {
+			if lv.since < starving.since {
+				starving = lv
+			}
+		}
+		if r.handedOut-starving.since >= r.starvationLimit {
+			if r.agedCredit == 0 {
+				r.agedCredit = agedShare - 1
+				return starving
+			}
+			r.agedCredit--
 		}
 	}
-	if r.handedOut-seq < r.starvationLimit {
-		return top
+	top.since = r.handedOut
+	return top
+}
+
+// find returns the level of priority, which must exist.
+func (r *readyQueue[T]) find(priority int32) *level[T] {
+	for _, lv := range r.levels {
+		if lv.priority == priority {
+			return lv
+		}
 	}
-	if r.agedCredit > 0 {
-		r.agedCredit--
-		return top
+	panic("workqueue: no level for a ready item's priority")
+}
+
+// levelFor returns the level of priority, adding it in order if needed.
+func (r *readyQueue[T]) levelFor(priority int32) *level[T] {
+	pos := len(r.levels)
+	for i, lv := range r.levels {
+		if lv.priority == priority {
+			return lv
+		}
+		if lv.priority < priority {
+			pos = i
+			break
+		}
 	}
-	r.agedCredit = agedShare - 1
-	return starving
+	lv := r.spareLevel
+	r.spareLevel = nil
+	if lv == nil {
+		lv = &level[T]{lanes: make(map[string]*lane[T])}
+	}
+	lv.priority, lv.since = priority, r.handedOut
+	r.levels = slices.Insert(r.levels, pos, lv)
+	return lv
+}
+
+func (r *readyQueue[T]) dropLevel(lv *level[T]) {
+	i := slices.Index(r.levels, lv)
+	r.levels = slices.Delete(r.levels, i, i+1)
+	r.spareLevel = lv
+}
+
+func (r *readyQueue[T]) laneName(key T) string {
+	if r.laneOf == nil {
+		return ""
+	}
+	return r.laneOf(key)
+}
+
+// laneFor returns key's lane in lv, adding a new one at the end of the
+// current round: it waits for the lanes already in the round, no longer.
+func (r *readyQueue[T]) laneFor(lv *level[T], key T) *lane[T] {
+	name := r.laneName(key)
+	if l, ok := lv.lanes[name]; ok {
+		return l
+	}
+	l := r.spareLane
+	r.spareLane = nil
+	if l == nil {
+		l = &lane[T]{}
+	}
+	l.name = name
+	if c := lv.cursor; c == nil {
+		l.prev, l.next = l, l
+		lv.cursor = l
+	} else {
+		l.prev, l.next = c.prev, c
+		c.prev.next = l
+		c.prev = l
+	}
+	lv.lanes[name] = l
+	return l
+}
+
+func (r *readyQueue[T]) dropLane(lv *level[T], l *lane[T]) {
+	if l.next == l {
+		lv.cursor = nil
+	} else {
+		l.prev.next = l.next
+		l.next.prev = l.prev
+		if lv.cursor == l {
+			lv.cursor = l.next
+		}
+	}
+	delete(lv.lanes, l.name)
+	*l = lane[T]{}
+	r.spareLane = l
 }

@@ -1,7 +1,6 @@
 package workqueue
 
 import (
-	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -62,37 +61,5 @@ func TestReAddOfQueuedKeyDoesNotAllocate(t *testing.T) {
 		if allocs := testing.AllocsPerRun(100, add); allocs != 0 {
 			t.Errorf("%s: %v allocations per call, want 0", name, allocs)
 		}
-	}
-}
-
-func TestSteadyStateDoesNotAllocate(t *testing.T) {
-	for _, lanes := range []bool{false, true} {
-		t.Run(fmt.Sprintf("lanes=%v", lanes), func(t *testing.T) {
-			opts := Options[string]{}
-			if lanes {
-				opts.Lane = namespaceOf
-			}
-			q, _ := newTestQueue(t, opts)
-			keys := []string{"a/1", "b/2", "c/3"}
-			cycle := func() {
-				for _, k := range keys {
-					q.Add(k)
-				}
-				q.AddWithOpts(AddOpts{Priority: PriorityLow}, "d/4")
-				for range 4 {
-					k, _ := q.Get()
-					q.Add(k) // held while in flight
-					q.Done(k)
-				}
-				for range 4 {
-					k, _ := q.Get()
-					q.Done(k)
-				}
-			}
-			cycle()
-			if allocs := testing.AllocsPerRun(100, cycle); allocs != 0 {
-				t.Fatalf("%v allocations per cycle, want 0", allocs)
-			}
-		})
 	}
 }

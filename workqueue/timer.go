@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"math"
+	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -11,6 +12,22 @@ import (
 // while keys are in flight (client-go uses the same period).
 const unfinishedWorkPeriod = int64(500 * time.Millisecond)
 
+// queueTimer is the state of the queue's one timer goroutine, which runs
+// only while a key is delayed or (with metrics) in flight. running and
+// deadline are guarded by the Queue's mutex.
+type queueTimer struct {
+	running  bool
+	deadline int64 // the goroutine's next wake-up
+	wake     chan struct{}
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     sync.WaitGroup
+}
+
+func newQueueTimer() queueTimer {
+	return queueTimer{wake: make(chan struct{}, 1), stop: make(chan struct{})}
+}
+
 // timerNeededLocked makes sure the timer goroutine runs and wakes up by
 // queue time at. It starts the goroutine only when there is something to
 // wait for and pokes it only when the deadline moves earlier.
@@ -18,17 +35,18 @@ func (q *Queue[T]) timerNeededLocked(at int64) {
 	if q.shuttingDown {
 		return
 	}
-	if !q.timerRunning {
-		q.timerRunning = true
-		q.timerDeadline = math.MaxInt64
-		q.timerDone.Add(1)
+	t := &q.timer
+	if !t.running {
+		t.running = true
+		t.deadline = math.MaxInt64
+		t.done.Add(1)
 		go q.runTimer()
 		return
 	}
-	if at < q.timerDeadline {
-		q.timerDeadline = at
+	if at < t.deadline {
+		t.deadline = at
 		select {
-		case q.wake <- struct{}{}:
+		case t.wake <- struct{}{}:
 		default: // a wake-up is pending already
 		}
 	}
@@ -38,7 +56,8 @@ func (q *Queue[T]) timerNeededLocked(at int64) {
 // unfinished-work gauges. It exits as soon as neither is needed, so an idle
 // queue has no goroutine; one timer is reused for its whole life.
 func (q *Queue[T]) runTimer() {
-	defer q.timerDone.Done()
+	t := &q.timer
+	defer t.done.Done()
 	var timer clock.Timer
 	defer func() {
 		if timer != nil {
@@ -46,36 +65,38 @@ func (q *Queue[T]) runTimer() {
 		}
 	}()
 	for {
-		q.lock()
+		q.mu.Lock()
 		if q.shuttingDown {
-			q.timerRunning = false
-			q.unlock()
+			t.running = false
+			q.mu.Unlock()
 			return
 		}
 		now := q.now()
-		q.promoteLocked(now)
+		for w, ok := q.waiting.popDue(now); ok; w, ok = q.waiting.popDue(now) {
+			q.addReadyLocked(w.key, w.priority)
+		}
 		next := int64(math.MaxInt64)
-		if len(q.waiting) > 0 {
-			next = q.waiting[0].at
+		if q.waiting.Len() > 0 {
+			next = q.waiting.next()
 		}
 		if q.metrics != nil && q.inFlight > 0 {
 			next = min(next, q.metrics.refreshUnfinished(now))
 		}
 		if next == math.MaxInt64 {
-			q.timerRunning = false
-			q.unlock()
+			t.running = false
+			q.mu.Unlock()
 			return
 		}
-		q.timerDeadline = next
-		q.unlock()
+		t.deadline = next
+		q.mu.Unlock()
 
 		if !q.armTimer(&timer, now, next) {
 			continue // due already: go round and promote
 		}
 		select {
 		case <-timer.C():
-		case <-q.wake:
-		case <-q.stop:
+		case <-t.wake:
+		case <-t.stop:
 		}
 	}
 }
@@ -114,19 +135,8 @@ func (q *Queue[T]) armTimer(timer *clock.Timer, now, next int64) bool {
 	}
 }
 
-// promoteLocked makes every delayed key due by now ready (or held, if in
-// flight), in ready-time order.
-func (q *Queue[T]) promoteLocked(now int64) {
-	for len(q.waiting) > 0 && q.waiting[0].at <= now {
-		item := q.waiting[0]
-		q.heapRemove(0)
-		e := q.entries[item.key]
-		q.readyFromWaitingLocked(item.key, e, e.prio)
-	}
-}
-
 // stopTimer ends the timer goroutine, if any, and waits for it.
 func (q *Queue[T]) stopTimer() {
-	q.stopOnce.Do(func() { close(q.stop) })
-	q.timerDone.Wait()
+	q.timer.stopOnce.Do(func() { close(q.timer.stop) })
+	q.timer.done.Wait()
 }

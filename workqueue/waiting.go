@@ -1,81 +1,84 @@
 package workqueue
 
-// waitItem is one delayed key. The heap holds the key itself so that a
-// delayed key costs its map entry and these 8+sizeof(T) bytes, nothing more.
+import "container/heap"
+
+// waitItem is one delayed key: 32 bytes beside its map entry, so that a
+// queue of delayed keys stays small.
 type waitItem[T comparable] struct {
-	at  int64 // ready time on the queue's clock
-	key T
+	key      T
+	at       int64 // ready time on the queue's clock
+	index    int32 // position in the heap
+	priority int32
 }
 
-// The delay heap is a binary min-heap on at, stored in q.waiting. Every item
-// a sift moves gets its new index recorded in its entry; the item being
-// sifted is the caller's to record (it usually rewrites that entry anyway),
-// which saves two map operations per delayed add. The Queue's mutex guards
-// the heap.
-
-// heapPush adds key and returns its index.
-func (q *Queue[T]) heapPush(key T, at int64) uint32 {
-	q.waiting = append(q.waiting, waitItem[T]{at: at, key: key})
-	return q.heapUp(len(q.waiting) - 1)
+// waitHeap holds the delayed keys: a min-heap on the ready time, and an
+// index by key. The Queue's mutex guards it.
+type waitHeap[T comparable] struct {
+	items []*waitItem[T]
+	byKey map[T]*waitItem[T]
 }
 
-// heapRemove deletes the item at i.
-func (q *Queue[T]) heapRemove(i uint32) {
-	last := uint32(len(q.waiting) - 1)
-	moved := q.waiting[last]
-	q.waiting[last] = waitItem[T]{} // do not keep the key reachable
-	q.waiting = q.waiting[:last]
-	if i != last {
-		q.waiting[i] = moved
-		j := q.heapUp(int(i))
-		if j == i {
-			j = q.heapDown(int(i))
+func (h *waitHeap[T]) Len() int           { return len(h.items) }
+func (h *waitHeap[T]) Less(i, j int) bool { return h.items[i].at < h.items[j].at }
+func (h *waitHeap[T]) Swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.items[i].index, h.items[j].index = int32(i), int32(j)
+}
+func (h *waitHeap[T]) Push(x any) {
+	w := x.(*waitItem[T])
+	w.index = int32(len(h.items))
+	h.items = append(h.items, w)
+}
+func (h *waitHeap[T]) Pop() any {
+	last := len(h.items) - 1
+	w := h.items[last]
+	h.items[last] = nil // do not keep the key reachable
+	h.items = h.items[:last]
+	return w
+}
+
+// add delays key until at, or moves it earlier if it waits already; the
+// higher priority is kept.
+func (h *waitHeap[T]) add(key T, priority int32, at int64) {
+	if w, ok := h.byKey[key]; ok {
+		w.priority = max(w.priority, priority)
+		if at < w.at {
+			w.at = at
+			heap.Fix(h, int(w.index))
 		}
-		q.entries[moved.key] = q.entries[moved.key].withIndex(j)
+		return
 	}
-	if last == 0 && cap(q.waiting) > 4096 {
-		q.waiting = nil // a drained burst should not pin its memory
-	}
+	w := &waitItem[T]{key: key, at: at, priority: priority}
+	heap.Push(h, w)
+	h.byKey[key] = w
 }
 
-// heapUp moves item i towards the root and returns its final index.
-func (q *Queue[T]) heapUp(i int) uint32 {
-	item := q.waiting[i]
-	for i > 0 {
-		parent := (i - 1) / 2
-		if q.waiting[parent].at <= item.at {
-			break
-		}
-		q.heapPlace(i, q.waiting[parent])
-		i = parent
+// take removes key if it waits, returning its priority.
+func (h *waitHeap[T]) take(key T) (priority int32, ok bool) {
+	w, ok := h.byKey[key]
+	if !ok {
+		return 0, false
 	}
-	q.waiting[i] = item
-	return uint32(i)
+	heap.Remove(h, int(w.index))
+	delete(h.byKey, key)
+	return w.priority, true
 }
 
-// heapDown moves item i towards the leaves and returns its final index.
-func (q *Queue[T]) heapDown(i int) uint32 {
-	item := q.waiting[i]
-	n := len(q.waiting)
-	for {
-		child := 2*i + 1
-		if child >= n {
-			break
-		}
-		if r := child + 1; r < n && q.waiting[r].at < q.waiting[child].at {
-			child = r
-		}
-		if item.at <= q.waiting[child].at {
-			break
-		}
-		q.heapPlace(i, q.waiting[child])
-		i = child
+// next returns the earliest ready time; the heap must not be empty.
+func (h *waitHeap[T]) next() int64 { return h.items[0].at }
+
+// popDue removes and returns the earliest key if it is due by now.
+func (h *waitHeap[T]) popDue(now int64) (w *waitItem[T], ok bool) {
+	if len(h.items) == 0 || h.items[0].at > now {
+		return nil, false
 	}
-	q.waiting[i] = item
-	return uint32(i)
+	w = heap.Pop(h).(*waitItem[T])
+	delete(h.byKey, w.key)
+	return w, true
 }
 
-func (q *Queue[T]) heapPlace(i int, item waitItem[T]) {
-	q.waiting[i] = item
-	q.entries[item.key] = q.entries[item.key].withIndex(uint32(i))
+// clear discards every delayed key.
+func (h *waitHeap[T]) clear() {
+	h.items = nil
+	clear(h.byKey)
 }
