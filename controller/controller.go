@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/ctrlkit/ctrlkit/handler"
@@ -35,19 +34,9 @@ type Controller[K comparable] struct {
 	name       string
 	reconciler Reconciler[K]
 	queue      workqueue.Interface[K]
-	// worker is the queue when it is ctrlkit's own: workers then finish a
-	// key and take the next in one call (DoneAndGet).
-	worker *workqueue.Queue[K]
-	// queueTimed is set when the controller built the queue with metrics:
-	// the queue times each key in flight, and the reconcile time is the
-	// queue's time from hand-out to Done, with no clock reads of its own.
-	// ownTiming is set when there are metrics and the queue does not time
-	// keys: the controller reads its clock around each reconcile.
-	queueTimed, ownTiming bool
-	log                   logr.Logger
-	clock                 clock.PassiveClock
-	epoch                 time.Time // the clock's time at New, see now
-	metrics               *metrics  // nil: no metrics
+	log        logr.Logger // Options.Logger; zero: the logger of Run's context
+	clock      clock.PassiveClock
+	metrics    *metrics
 
 	workers            int
 	cacheSyncTimeout   time.Duration
@@ -62,10 +51,7 @@ type Controller[K comparable] struct {
 
 	synced   atomic.Bool
 	stopping atomic.Bool
-	// inFlight counts the reconciles running. It is allocated on its own:
-	// the metrics registry keeps it (as the active workers) and must not
-	// keep the whole controller alive.
-	inFlight *atomic.Int32
+	inFlight atomic.Int32 // reconciles running
 }
 
 // watch is one informer the controller listens to.
@@ -76,6 +62,8 @@ type watch struct {
 
 // New returns a controller named name (unique among the controllers of one
 // process manager; it labels logs and metrics) that reconciles keys with r.
+// It fails on invalid options, or if Options.Registry holds other
+// collectors under the metrics' names.
 func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controller[K], error) {
 	var errs []error
 	if name == "" {
@@ -84,69 +72,40 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 	if r == nil {
 		errs = append(errs, errors.New("reconciler must not be nil"))
 	}
-	if opts.Workers < 0 {
-		errs = append(errs, fmt.Errorf("Workers must not be negative, got %d", opts.Workers))
-	}
-	if opts.MaxRetries < 0 {
-		errs = append(errs, fmt.Errorf("MaxRetries must not be negative, got %d", opts.MaxRetries))
-	}
-	for _, d := range []struct {
-		name  string
-		value time.Duration
-	}{{"CacheSyncTimeout", opts.CacheSyncTimeout}, {"ReconcileTimeout", opts.ReconcileTimeout}, {"ShutdownTimeout", opts.ShutdownTimeout}} {
-		if d.value < 0 {
-			errs = append(errs, fmt.Errorf("%s must not be negative, got %s", d.name, d.value))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(append(errs, opts.validate())...); err != nil {
 		return nil, fmt.Errorf("controller %q: %w", name, err)
 	}
 
 	c := &Controller[K]{
 		name:               name,
 		reconciler:         r,
+		queue:              opts.Queue,
 		log:                opts.Logger,
 		clock:              opts.Clock,
 		workers:            max(opts.Workers, 1),
-		inFlight:           new(atomic.Int32),
 		cacheSyncTimeout:   orDefault(opts.CacheSyncTimeout, DefaultCacheSyncTimeout),
 		reconcileTimeout:   opts.ReconcileTimeout,
 		shutdownTimeout:    orDefault(opts.ShutdownTimeout, DefaultShutdownTimeout),
 		recoverPanic:       !opts.DisablePanicRecovery,
 		needLeaderElection: !opts.NoLeaderElection,
 	}
-	if c.log.GetSink() == nil {
-		c.log = klog.Background()
-	}
-	c.log = c.log.WithValues("controller", name)
 	if opts.Clock == nil {
 		c.clock = clock.RealClock{}
 	}
-	c.epoch = c.clock.Now()
-	if opts.Registry != nil {
-		m, err := newMetrics(opts.Registry, name, c.inFlight)
-		if err != nil {
-			return nil, fmt.Errorf("controller %q: metrics: %w", name, err)
-		}
-		c.metrics = m
+	if c.log.GetSink() != nil {
+		c.log = c.log.WithValues("controller", name)
 	}
-	c.queue = opts.Queue
+	var err error
+	if c.metrics, err = newMetrics(opts.Registry, name); err != nil {
+		return nil, fmt.Errorf("controller %q: metrics: %w", name, err)
+	}
 	if c.queue == nil {
-		q, err := newQueue(name, opts, c.log)
-		if err != nil {
+		if c.queue, err = newQueue(name, opts, c.log); err != nil {
 			return nil, fmt.Errorf("controller %q: queue: %w", name, err)
 		}
-		c.queue = q
-		c.queueTimed = c.metrics != nil
 	}
-	c.ownTiming = c.metrics != nil && !c.queueTimed
-	c.worker, _ = c.queue.(*workqueue.Queue[K])
 	return c, nil
 }
-
-// now returns the controller's clock in nanoseconds since New. On the real
-// clock this reads only the monotonic clock, which is cheaper than Now.
-func (c *Controller[K]) now() int64 { return int64(c.clock.Since(c.epoch)) }
 
 func orDefault(d, def time.Duration) time.Duration {
 	if d == 0 {
@@ -162,8 +121,9 @@ func (c *Controller[K]) Name() string { return c.name }
 // trigger reconciles from sources other than informers.
 func (c *Controller[K]) Queue() workqueue.Interface[K] { return c.queue }
 
-// HasSynced reports whether Run has seen every watched informer and handler
-// sync and is processing keys. Use it as a readiness check.
+// HasSynced reports whether the controller is working: Run has seen every
+// watched informer and handler sync, and its workers are taking keys. It is
+// the definition manager.SyncReporter asks for; use it as a readiness check.
 func (c *Controller[K]) HasSynced() bool { return c.synced.Load() }
 
 // NeedLeaderElection reports whether the controller must only run on the
@@ -184,7 +144,11 @@ func (c *Controller[K]) Watch(informer cache.SharedInformer, h handler.Handler[K
 	if c.started {
 		return fmt.Errorf("controller %q: Watch after Run", c.name)
 	}
-	reg, err := informer.AddEventHandlerWithOptions(h.EventHandler(c.queue), cache.HandlerOptions{Logger: &c.log})
+	var opts cache.HandlerOptions
+	if c.log.GetSink() != nil {
+		opts.Logger = &c.log // else the informer's own
+	}
+	reg, err := informer.AddEventHandlerWithOptions(h.EventHandler(c.queue), opts)
 	if err != nil {
 		return fmt.Errorf("controller %q: Watch: %w", c.name, err)
 	}

@@ -7,10 +7,8 @@
 //	factory.Start(ctx.Done())
 //	err = c.Run(ctx)
 //
-// Watch takes any client-go cache.SharedIndexInformer. For a busy
-// controller, package handler/informer offers a lean one that calls the
-// controller's handlers on its watch goroutine, at about half the CPU per
-// event; informer.InFactory puts it behind a SharedInformerFactory.
+// Watch takes any client-go cache.SharedInformer: from a typed, dynamic or
+// metadata-only SharedInformerFactory, or a custom one.
 //
 // # Keys
 //
@@ -40,7 +38,10 @@
 //
 // Each Reconcile's context carries a logr logger (klog.FromContext,
 // logr.FromContextOrDiscard) with the values controller, key and
-// reconcileID, a UUID telling one attempt's lines apart from another's.
+// reconcileID, a UUID telling one attempt's lines apart from another's;
+// ReconcileIDFromContext returns it. The logger is Options.Logger or, if
+// that is unset, the logger of Run's context, so that under package
+// controller/manager it is the manager's.
 //
 // With Options.Registry set, a controller exports controller-runtime's
 // metrics (controller_runtime_reconcile_total{controller,result},
@@ -51,8 +52,10 @@
 // controller_runtime_reconcile_time_seconds,
 // controller_runtime_max_concurrent_reconciles,
 // controller_runtime_active_workers) and the queue's workqueue_* metrics,
-// so existing dashboards work. Nothing is registered globally: several
-// controllers, or several tests, can each use their own registry or share one.
+// with controller-runtime's help texts and labels, so existing dashboards
+// work. Nothing is registered globally: several controllers, or several
+// tests, can each use their own registry or share one, even with
+// controller-runtime's controllers (its metrics.Registry).
 //
 // # Running several controllers
 //

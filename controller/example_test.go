@@ -107,3 +107,22 @@ func ExampleTerminalError() {
 	fmt.Println("retries scheduled:", c.Queue().NumRequeues("default/web"))
 	// Output: retries scheduled: 0
 }
+
+// Each Reconcile's context carries the attempt's ID, the reconcileID of its
+// log lines: a reconciler can pass it on, for example in an event or an
+// annotation, to find the lines of the attempt that wrote it.
+func ExampleReconcileIDFromContext() {
+	r := controller.ReconcilerFunc[string](func(ctx context.Context, key string) (controller.Result, error) {
+		id := controller.ReconcileIDFromContext(ctx)
+		fmt.Println("reconcile", key, "has an ID:", len(id) == 36)
+		return controller.Result{}, nil
+	})
+	c, err := controller.New("example", r, controller.Options[string]{Logger: logr.Discard()})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Queue().ShutDown()
+	c.Queue().Add("default/web")
+	c.ProcessNextReady(context.Background())
+	// Output: reconcile default/web has an ID: true
+}

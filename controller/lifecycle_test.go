@@ -21,6 +21,8 @@ import (
 
 func TestNewRejectsBadOptions(t *testing.T) {
 	ok := controller.ReconcilerFunc[string](func(context.Context, string) (controller.Result, error) { return controller.Result{}, nil })
+	q := workqueue.New(workqueue.Options[string]{})
+	defer q.ShutDown()
 	for _, tc := range []struct {
 		name, ctrl string
 		r          controller.Reconciler[string]
@@ -30,7 +32,11 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{"empty name", "", ok, controller.Options[string]{}, "name must not be empty"},
 		{"nil reconciler", "c", nil, controller.Options[string]{}, "reconciler must not be nil"},
 		{"negative workers", "c", ok, controller.Options[string]{Workers: -1}, "Workers must not be negative"},
-		{"negative retries", "c", ok, controller.Options[string]{MaxRetries: -1}, "MaxRetries must not be negative"},
+		{"queue and its options", "c", ok, controller.Options[string]{Queue: q,
+			RateLimiter: workqueue.DefaultTypedControllerRateLimiter[string](), Lane: func(string) string { return "" }, MaxRetries: 3},
+			"with Options.Queue set, RateLimiter, Lane, MaxRetries would have no effect"},
+		{"queue and unlimited retries", "c", ok, controller.Options[string]{Queue: q,
+			MaxRetries: controller.UnlimitedRetries}, "MaxRetries would have no effect"},
 		{"negative timeout", "c", ok, controller.Options[string]{ShutdownTimeout: -time.Second}, "ShutdownTimeout must not be negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,13 +2,16 @@ package controller_test
 
 import (
 	"context"
+	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlkit/ctrlkit/controller"
@@ -95,4 +98,90 @@ func TestReconcileContextKeepsParentValuesAndWorksWithKlog(t *testing.T) {
 			t.Errorf("klog.FromContext sink %T, logr.FromContext sink %T: want the same reconcile logger", klogSink, logrSink)
 		}
 	})
+}
+
+func TestReconcileIDFromContext(t *testing.T) {
+	var lines []string
+	logger := funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{})
+	var ids []types.UID
+	c, err := controller.New("ids", controller.ReconcilerFunc[string](func(ctx context.Context, _ string) (controller.Result, error) {
+		ids = append(ids, controller.ReconcileIDFromContext(ctx))
+		logr.FromContextOrDiscard(ctx).Info("hello")
+		return controller.Result{}, nil
+	}), controller.Options[string]{Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Queue().ShutDown()
+	for range 2 {
+		c.Queue().Add("k")
+		c.ProcessNextReady(context.Background())
+	}
+	if len(ids) != 2 || len(lines) != 2 || ids[0] == ids[1] {
+		t.Fatalf("reconcile IDs %q, lines %q: want two distinct IDs, one line each", ids, lines)
+	}
+	for i, id := range ids {
+		if reconcileID(lines[i]) != string(id) {
+			t.Errorf("ReconcileIDFromContext = %q, logged reconcileID in %s", id, lines[i])
+		}
+	}
+	if id := controller.ReconcileIDFromContext(context.Background()); id != "" {
+		t.Errorf("ReconcileIDFromContext outside a reconcile = %q, want \"\"", id)
+	}
+}
+
+// TestZeroLoggerIsRunContexts: without Options.Logger, the controller logs
+// with the logger of Run's context (a manager's), adding its values.
+func TestZeroLoggerIsRunContexts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var lines []string
+		logger := funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{})
+		c, err := controller.New("fromctx", controller.ReconcilerFunc[string](func(ctx context.Context, _ string) (controller.Result, error) {
+			klog.FromContext(ctx).Info("hello")
+			return controller.Result{}, nil
+		}), controller.Options[string]{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(logr.NewContext(context.Background(), logger))
+		done := make(chan error)
+		go func() { done <- c.Run(ctx) }()
+		c.Queue().Add("ns/k")
+		synctest.Wait()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(lines, func(l string) bool {
+			return strings.Contains(l, `"msg"="hello"`) && strings.Contains(l, `"controller"="fromctx"`) &&
+				strings.Contains(l, `"key"="ns/k"`) && reconcileID(l) != ""
+		}) {
+			t.Errorf("no reconcile line with the controller's values through Run's logger in %q", lines)
+		}
+	})
+}
+
+// TestDiscardLoggerDiscards: logr.Discard() (the zero Logger), outside a
+// context with a logger, logs nothing, not even through klog's global
+// logger, although Reconcile fails and logs itself.
+func TestDiscardLoggerDiscards(t *testing.T) {
+	var lines []string
+	klog.SetLogger(funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{}))
+	defer klog.ClearLogger()
+	c, err := controller.New("quiet", controller.ReconcilerFunc[string](func(ctx context.Context, _ string) (controller.Result, error) {
+		klog.FromContext(ctx).Info("hello")
+		return controller.Result{}, controller.TerminalError(errors.New("boom"))
+	}), controller.Options[string]{Logger: logr.Discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Queue().ShutDown()
+	c.Queue().Add("k")
+	if !c.ProcessNextReady(context.Background()) {
+		t.Fatal("no key processed")
+	}
+	klog.Background().Info("probe") // the global logger does record
+	if len(lines) != 1 {
+		t.Errorf("logged %q, want only the probe", lines)
+	}
 }

@@ -95,11 +95,10 @@ func TestNewFailsOnAConflictingCollector(t *testing.T) {
 	}
 }
 
-// TestActiveWorkersFollowTheLatestControllerOfAName: active workers are read
-// from each controller's running reconciles at scrape time; a controller
-// built again under the same name on the same registry takes over the
-// series instead of failing or summing with the old one.
-func TestActiveWorkersFollowTheLatestControllerOfAName(t *testing.T) {
+// TestActiveWorkersOfAControllerBuiltTwice: a controller built again under
+// the same name on the same registry shares the series instead of failing,
+// and the series counts its running reconciles.
+func TestActiveWorkersOfAControllerBuiltTwice(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	release := make(chan struct{})
 	running := make(chan struct{})

@@ -1,6 +1,9 @@
 package controller
 
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -19,16 +22,26 @@ const (
 	DefaultShutdownTimeout = 30 * time.Second
 )
 
+// UnlimitedRetries, as Options.MaxRetries, retries a failing key for ever,
+// as zero does. It is for wrappers whose zero MaxRetries means a limit of
+// their own, such as package deployment's (15, upstream's): any negative
+// value reaches the controller unchanged and means no limit.
+const UnlimitedRetries = -1
+
 // Options configure a Controller. The zero value is a working configuration:
 // one worker, client-go's default controller rate limiter, no retry limit,
-// panics recovered, leader election required, klog's logger, no metrics.
+// panics recovered, leader election required, the logger of Run's context,
+// no metrics.
 type Options[K comparable] struct {
-	// Workers is how many keys are reconciled at once. Zero means 1.
+	// Workers is how many keys are reconciled at once (controller-runtime's
+	// MaxConcurrentReconciles). Zero means 1.
 	Workers int
 
-	// Queue, when set, is the queue the controller reads; RateLimiter,
-	// Lane, MaxRetries and the queue metrics are then the queue's business.
-	// Tests use it to share or inspect a queue. Run shuts it down on exit.
+	// Queue, when set, is the queue the controller reads instead of one of
+	// its own. RateLimiter, Lane and MaxRetries configure the controller's
+	// own queue, so New refuses them alongside Queue; the queue's metrics are
+	// the queue's business. Tests use it to share or inspect a queue. Run
+	// shuts it down on exit.
 	Queue workqueue.Interface[K]
 
 	// RateLimiter decides how long a failed key waits before its retry. Nil
@@ -41,7 +54,8 @@ type Options[K comparable] struct {
 	Lane func(K) string
 
 	// MaxRetries drops a key after this many consecutive failed reconciles
-	// (the drop is logged and counted by the queue). Zero means never.
+	// (the drop is logged and counted by the queue). Zero, or a negative
+	// value such as UnlimitedRetries, means never.
 	MaxRetries int
 
 	// CacheSyncTimeout bounds Run's wait for the watched informers and their
@@ -69,16 +83,54 @@ type Options[K comparable] struct {
 	NoLeaderElection bool
 
 	// Logger is the base of every log line and of each Reconcile's
-	// contextual logger. The zero value means klog.Background().
+	// contextual logger. The zero value, which is also what logr.Discard()
+	// returns, means the logger of the context Run is given (under a
+	// manager, its Options.Logger) and discards when that context carries
+	// none. Then the queue's rare lines (keys dropped at MaxRetries) are
+	// discarded too, the drops still counted.
 	Logger logr.Logger
 
 	// Registry receives the controller's metrics, under controller-runtime's
 	// names, and the queue's. Nil means no metrics. Several controllers may
-	// share one registry; their series differ by the "controller" label.
+	// share one registry, with each other or with controller-runtime's
+	// controllers (metrics.Registry): they feed the same collectors, their
+	// series told apart by the "controller" label.
 	Registry prometheus.Registerer
 
 	// Clock drives the queue's delays and the reconcile time metric. Nil
 	// means the real clock; tests pass k8s.io/utils/clock/testing.FakeClock.
 	// Contexts (ReconcileTimeout, ShutdownTimeout) always use real time.
 	Clock clock.WithTicker
+}
+
+// validate reports the options that are invalid or would be ignored.
+func (o Options[K]) validate() error {
+	var errs []error
+	if o.Workers < 0 {
+		errs = append(errs, fmt.Errorf("Options.Workers must not be negative, got %d", o.Workers))
+	}
+	if o.Queue != nil {
+		var ignored []string
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"RateLimiter", o.RateLimiter != nil}, {"Lane", o.Lane != nil}, {"MaxRetries", o.MaxRetries != 0}} {
+			if f.set {
+				ignored = append(ignored, f.name)
+			}
+		}
+		if len(ignored) > 0 {
+			errs = append(errs, fmt.Errorf("with Options.Queue set, %s would have no effect: configure the queue instead",
+				strings.Join(ignored, ", ")))
+		}
+	}
+	for _, d := range []struct {
+		name  string
+		value time.Duration
+	}{{"CacheSyncTimeout", o.CacheSyncTimeout}, {"ReconcileTimeout", o.ReconcileTimeout}, {"ShutdownTimeout", o.ShutdownTimeout}} {
+		if d.value < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative, got %s", d.name, d.value))
+		}
+	}
+	return errors.Join(errs...)
 }

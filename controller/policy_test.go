@@ -119,6 +119,27 @@ func TestMaxRetriesDropsTheKey(t *testing.T) {
 	})
 }
 
+// TestNoRetryLimit: zero MaxRetries, and UnlimitedRetries, retry a failing
+// key past any limit (here 30 failures, then a success).
+func TestNoRetryLimit(t *testing.T) {
+	for _, maxRetries := range []int{0, controller.UnlimitedRetries} {
+		synctest.Test(t, func(t *testing.T) {
+			r, _ := counting(func(n int) (controller.Result, error) {
+				if n <= 30 {
+					return controller.Result{}, errors.New("boom")
+				}
+				return controller.Result{}, nil
+			})
+			env, _ := startWithKey(t, r, controller.Options[string]{MaxRetries: maxRetries,
+				RateLimiter: clientgoworkqueue.NewTypedItemFastSlowRateLimiter[string](time.Second, time.Second, 0)}, "k")
+			env.Advance(time.Hour)
+			if got := len(r.Calls()); got != 31 {
+				t.Fatalf("MaxRetries %d: calls = %d, want 31 (30 failures, then a success)", maxRetries, got)
+			}
+		})
+	}
+}
+
 func TestTerminalErrorIsNotRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"time"
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,99 +16,30 @@ import (
 // Options.ReconcileTimeout, telling it apart from other cancellations.
 var errReconcileTimeout = errors.New("reconcile timeout")
 
-// work is one worker: it reconciles keys until the queue is shut down and
-// empty.
-func (c *Controller[K]) work(parent *reconcileParent[K]) {
-	q := c.worker
-	if q == nil {
-		for c.processNext(parent) {
-		}
-		return
-	}
-	// On ctrlkit's queue, while keys are waiting, each key's Done and the
-	// next Get take the queue's lock once between them, and the queue times
-	// the reconcile with one clock read.
-	for {
-		key, priority, shutdown := q.GetWithPriority()
-		if shutdown {
-			return
-		}
-		for ok := true; ok; {
-			if c.stopping.Load() {
-				// Shutting down: leave the rest of the queue alone.
-				_, _, key, priority, ok = q.DoneAndGetReady(key)
-				continue
-			}
-			start := c.reconcileStart()
-			c.reconcileAndApply(parent, key, priority)
-			c.reconcileEnd(start)
-			var elapsed time.Duration
-			var timed bool
-			elapsed, timed, key, priority, ok = q.DoneAndGetReady(key)
-			c.observeQueueTimed(elapsed, timed)
-		}
-	}
-}
-
-// processNext takes one key, reconciles it in a context derived from
-// parent's and applies the result. It returns false once the queue is shut
-// down and empty.
-func (c *Controller[K]) processNext(parent *reconcileParent[K]) bool {
+// processNextWorkItem is one turn of a worker, as in client-go's sample
+// controller: it takes a key, reconciles it in a context derived from ctx,
+// applies the result and hands the key back. It returns false once the
+// queue is shut down and empty.
+func (c *Controller[K]) processNextWorkItem(ctx context.Context, log logr.Logger) bool {
 	key, priority, shutdown := c.queue.GetWithPriority()
 	if shutdown {
 		return false
 	}
+	defer c.queue.Done(key)
 	if c.stopping.Load() {
-		// Shutting down: leave the rest of the queue alone.
-		c.queue.Done(key)
-		return true
+		return true // shutting down: leave the rest of the queue alone
 	}
-	defer c.finish(key, c.reconcileStart())
-	c.reconcileAndApply(parent, key, priority)
+	c.inFlight.Add(1)
+	defer c.inFlight.Add(-1)
+	c.metrics.activeWorkers.Inc()
+	defer c.metrics.activeWorkers.Dec()
+
+	// The reconcile time is controller-runtime's: the reconcile with its
+	// result applied, on the controller's clock.
+	start := c.clock.Now()
+	c.reconcileHandler(ctx, log, key, priority)
+	c.metrics.reconcileTime.Observe(c.clock.Since(start).Seconds())
 	return true
-}
-
-// finish records how long key's reconcile took, from start or from the
-// queue's own timing, and hands key back to the queue.
-func (c *Controller[K]) finish(key K, start int64) {
-	c.reconcileEnd(start)
-	if !c.queueTimed {
-		c.queue.Done(key)
-		return
-	}
-	c.observeQueueTimed(c.worker.DoneTimed(key))
-}
-
-// The reconcile time is measured as controller-runtime measures it: the
-// reconcile with its result applied, up to Done. A queue the controller
-// built with metrics times each key in flight already (queueTimed), so the
-// controller takes that; otherwise, with metrics, it reads its own clock
-// around the reconcile (ownTiming).
-
-// reconcileStart returns the controller's clock if it times reconciles
-// itself, else 0.
-func (c *Controller[K]) reconcileStart() int64 {
-	if !c.ownTiming {
-		return 0
-	}
-	return c.now()
-}
-
-// reconcileEnd records a reconcile that began at start, if the controller
-// times reconciles itself.
-func (c *Controller[K]) reconcileEnd(start int64) {
-	if c.ownTiming {
-		c.metrics.reconcileTime.Observe(float64(c.now()-start) / 1e9)
-	}
-}
-
-// observeQueueTimed records a reconcile the queue timed (DoneTimed's or
-// DoneAndGetReady's results), if the controller relies on the queue's
-// timing.
-func (c *Controller[K]) observeQueueTimed(elapsed time.Duration, timed bool) {
-	if timed && c.queueTimed {
-		c.metrics.reconcileTime.Observe(elapsed.Seconds())
-	}
 }
 
 // ProcessNextReady reconciles one ready key as a worker would, applying the
@@ -120,15 +50,12 @@ func (c *Controller[K]) ProcessNextReady(ctx context.Context) bool {
 	if c.queue.Len() == 0 || c.queue.ShuttingDown() {
 		return false
 	}
-	return c.processNext(newReconcileParent[K](ctx, c.log))
+	return c.processNextWorkItem(ctx, c.logger(ctx))
 }
 
-// reconcileAndApply runs one Reconcile and applies the error policy.
-func (c *Controller[K]) reconcileAndApply(parent *reconcileParent[K], key K, priority int) {
-	c.inFlight.Add(1)
-	defer c.inFlight.Add(-1)
-
-	ctx, log := withReconcileLogger(parent, key)
+// reconcileHandler runs one Reconcile of key and applies its result.
+func (c *Controller[K]) reconcileHandler(ctx context.Context, log logr.Logger, key K, priority int) {
+	ctx, log = withReconcile(ctx, log, key)
 	result, err := c.reconcile(ctx, key)
 
 	switch {
@@ -151,23 +78,16 @@ func (c *Controller[K]) reconcileAndApply(parent *reconcileParent[K], key K, pri
 	case result.RequeueAfter > 0:
 		c.queue.Forget(key)
 		c.queue.AddWithOpts(workqueue.AddOpts{After: result.RequeueAfter, Priority: priority}, key)
-		if c.metrics != nil {
-			c.metrics.requeueAfter.Inc()
-		}
+		c.metrics.requeueAfter.Inc()
 		log.V(5).Info("Reconciled, requeueing", "after", result.RequeueAfter)
 	default:
 		c.queue.Forget(key)
-		if c.metrics != nil {
-			c.metrics.success.Inc()
-		}
+		c.metrics.success.Inc()
 		log.V(5).Info("Reconciled")
 	}
 }
 
 func (c *Controller[K]) countError(terminal bool) {
-	if c.metrics == nil {
-		return
-	}
 	c.metrics.errored.Inc()
 	c.metrics.errors.Inc()
 	if terminal {
@@ -183,9 +103,7 @@ func (c *Controller[K]) reconcile(ctx context.Context, key K) (result Result, er
 		if r == nil {
 			return
 		}
-		if c.metrics != nil {
-			c.metrics.panics.Inc()
-		}
+		c.metrics.panics.Inc()
 		if !c.recoverPanic {
 			panic(r)
 		}
@@ -198,7 +116,7 @@ func (c *Controller[K]) reconcile(ctx context.Context, key K) (result Result, er
 		ctx, cancel = context.WithTimeoutCause(ctx, c.reconcileTimeout, errReconcileTimeout)
 		defer cancel()
 		defer func() {
-			if errors.Is(context.Cause(ctx), errReconcileTimeout) && c.metrics != nil {
+			if errors.Is(context.Cause(ctx), errReconcileTimeout) {
 				c.metrics.timeouts.Inc()
 			}
 		}()

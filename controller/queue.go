@@ -8,13 +8,13 @@ import (
 )
 
 // newQueue builds the controller's own queue from opts, with its metrics on
-// opts.Registry (labelled name=<controller name>) when that is set.
+// opts.Registry (labelled with the controller's name) when that is set.
 func newQueue[K comparable](name string, opts Options[K], log logr.Logger) (*workqueue.Queue[K], error) {
 	qopts := workqueue.Options[K]{
 		Name:        name,
 		RateLimiter: opts.RateLimiter,
 		Lane:        opts.Lane,
-		MaxRetries:  opts.MaxRetries,
+		MaxRetries:  max(opts.MaxRetries, 0), // negative: UnlimitedRetries
 		Clock:       opts.Clock,
 		Logger:      log,
 	}

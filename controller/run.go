@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -29,19 +30,18 @@ func (c *Controller[K]) Run(ctx context.Context) error {
 	}
 	c.started = true
 	c.mu.Unlock()
-	defer c.removeHandlers()
+	log := c.logger(ctx)
+	defer c.removeHandlers(log)
 	defer c.queue.ShutDown()
 
-	c.log.Info("Starting controller", "workers", c.workers)
+	log.Info("Starting controller", "workers", c.workers)
 	if err := c.WaitForSync(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
 		return err
 	}
-	if c.metrics != nil {
-		c.metrics.maxWorkers.Set(float64(c.workers))
-	}
+	c.metrics.maxWorkers.Set(float64(c.workers))
 
 	// Reconciles keep the values of ctx but not its cancellation, so that a
 	// shutdown lets them finish; cancelWork ends them if they take too long.
@@ -50,14 +50,15 @@ func (c *Controller[K]) Run(ctx context.Context) error {
 	var workers sync.WaitGroup
 	for range c.workers {
 		workers.Go(func() {
-			c.work(newReconcileParent[K](workCtx, c.log))
+			for c.processNextWorkItem(workCtx, log) {
+			}
 		})
 	}
 	c.synced.Store(true)
 	defer c.synced.Store(false)
 
 	<-ctx.Done()
-	c.log.Info("Stopping controller, waiting for in-flight reconciles")
+	log.Info("Stopping controller, waiting for in-flight reconciles")
 	c.stopping.Store(true)
 	c.queue.ShutDown()
 	finished := make(chan struct{})
@@ -69,7 +70,7 @@ func (c *Controller[K]) Run(ctx context.Context) error {
 	defer timer.Stop()
 	select {
 	case <-finished:
-		c.log.Info("Controller stopped")
+		log.Info("Controller stopped")
 		return nil
 	case <-timer.C:
 		cancelWork()
@@ -119,12 +120,12 @@ var ErrCacheSyncTimeout = errors.New("cache sync timeout")
 
 // removeHandlers unregisters the controller's informer handlers: the
 // informers may outlive it.
-func (c *Controller[K]) removeHandlers() {
+func (c *Controller[K]) removeHandlers(log logr.Logger) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, w := range c.watches {
 		if err := w.informer.RemoveEventHandler(w.registration); err != nil {
-			c.log.Error(err, "Removing informer event handler")
+			log.Error(err, "Removing informer event handler")
 		}
 	}
 }

@@ -3,6 +3,7 @@ package manager_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
@@ -97,6 +99,54 @@ func TestManagerRunsController(t *testing.T) {
 		slices.Sort(reconciled)
 		if want := []string{"ns/a", "ns/b"}; !slices.Equal(reconciled, want) {
 			t.Errorf("reconciled %q, want %q", reconciled, want)
+		}
+	})
+}
+
+// TestManagerLoggerReachesReconcilers: a controller without a Logger of its
+// own logs, and hands its reconcilers, the Manager's Options.Logger, with
+// the controller's values.
+func TestManagerLoggerReachesReconcilers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var lines []string
+		logger := funcr.New(func(_, args string) {
+			mu.Lock()
+			defer mu.Unlock()
+			lines = append(lines, args)
+		}, funcr.Options{})
+		reconciled := make(chan struct{})
+		ctrl, err := controller.New("logs", controller.ReconcilerFunc[string](func(ctx context.Context, key string) (controller.Result, error) {
+			klog.FromContext(ctx).Info("reconciling")
+			close(reconciled)
+			return controller.Result{}, nil
+		}), controller.Options[string]{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mgr, err := manager.New(manager.Options{Logger: logger})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mgr.Add(ctrl); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- mgr.Run(ctx) }()
+		ctrl.Queue().Add("ns/k")
+		<-reconciled
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.ContainsFunc(lines, func(l string) bool {
+			return strings.Contains(l, `"msg"="reconciling"`) && strings.Contains(l, `"controller"="logs"`) &&
+				strings.Contains(l, `"key"="ns/k"`) && strings.Contains(l, `"reconcileID"=`)
+		}) {
+			t.Errorf("no reconcile line with the controller's values in the Manager's log: %q", lines)
 		}
 	})
 }

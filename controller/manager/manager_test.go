@@ -2,7 +2,6 @@ package manager
 
 import (
 	"context"
-	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -187,5 +186,3 @@ func TestDefaultNeedsLeaderElection(t *testing.T) {
 		t.Error("NeedLeaderElection() false was ignored")
 	}
 }
-
-var errBoom = errors.New("boom")

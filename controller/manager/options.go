@@ -28,9 +28,11 @@ const (
 // election, HTTP endpoints or a caller-provided registry.
 type Options struct {
 	// Logger receives the Manager's logs and is put into the context of every
-	// runnable (klog.FromContext finds it). Zero means klog.Background().
-	// logr.Discard() also reads as zero: to drop logs, use a sink that
-	// discards, such as funcr.New with an empty function.
+	// runnable (klog.FromContext finds it): controllers without a Logger of
+	// their own log, and give their reconcilers, this one. Zero means
+	// klog.Background(). logr.Discard() is the zero value, so it means the
+	// same: to drop logs, use a sink that discards, such as funcr.New with an
+	// empty function.
 	Logger logr.Logger
 
 	// Registry is served on /metrics; controllers register their metrics on
@@ -98,7 +100,6 @@ type LeaderElection struct {
 	EventRecorder resourcelock.EventRecorder
 }
 
-// withDefaults fills zero fields and reports invalid combinations.
 // endpointAddr maps "0", the spelling of "off" in kube-controller-manager's
 // and controller-runtime's bind-address flags, to the empty address.
 func endpointAddr(addr string) string {
@@ -108,6 +109,7 @@ func endpointAddr(addr string) string {
 	return addr
 }
 
+// withDefaults fills zero fields and reports invalid combinations.
 func (o Options) withDefaults() (Options, error) {
 	if o.Logger.GetSink() == nil {
 		o.Logger = klog.Background()

@@ -61,119 +61,160 @@ func (f *factoryEntry) start(stop <-chan struct{}, log logr.Logger) {
 //
 // Run binds the HTTP endpoints first and returns at once if it cannot.
 func (m *Manager) Run(ctx context.Context) error {
-	m.mu.Lock()
-	if m.started {
-		m.mu.Unlock()
-		return errors.New("manager: Run called twice")
-	}
-	m.started = true
-	runnables, factories := m.runnables, m.factories
-	m.mu.Unlock()
-
-	log := m.logger
-	servers, err := m.listen()
+	r, err := m.claim(ctx)
 	if err != nil {
 		return err
 	}
-	serverFailed := make(chan *server, len(servers))
-	for _, s := range servers {
-		log.Info("Serving", "server", s.name, "addr", s.l.Addr().String())
-		s.serve(serverFailed)
+	if err := r.startServers(); err != nil {
+		return err
 	}
+	r.startInformers()
+	r.startOthers()
+	r.campaign()
+	return r.shutdown(r.waitForStop(ctx))
+}
 
+// run is one Run of a Manager: what it started, in the order the shutdown
+// stops it.
+type run struct {
+	m    *Manager
+	log  logr.Logger
+	base context.Context // ctx's values, not its cancellation
+
+	servers      []*server
+	serverFailed chan *server
+
+	factories     []*factoryEntry
+	stopInformers chan struct{}
+
+	leaders, others             []*runnableEntry
+	leadersCtx                  context.Context
+	cancelLeaders, cancelOthers context.CancelFunc
+	failed                      chan *runnableEntry // buffered for every runnable
+
+	wonElection    <-chan struct{} // nil without leader election, or once won
+	electionDone   chan struct{}   // nil without leader election
+	cancelElection context.CancelFunc
+	leading        bool // leader runnables started: the Lease won, or no election
+
+	// Set by shutdown.
+	deadline   context.Context
+	stragglers []string
+}
+
+// claim marks the Manager as run and sorts its runnables.
+func (m *Manager) claim(ctx context.Context) (*run, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.started {
+		return nil, errors.New("manager: Run called twice")
+	}
+	m.started = true
+	r := &run{
+		m:             m,
+		log:           m.logger,
+		factories:     m.factories,
+		stopInformers: make(chan struct{}),
+		failed:        make(chan *runnableEntry, len(m.runnables)),
+	}
 	// Runnables see ctx's values but not its cancellation: the Manager
 	// cancels them itself, in order.
-	base := logr.NewContext(context.WithoutCancel(ctx), log)
-
-	stopInformers := make(chan struct{})
-	for _, f := range factories {
-		f.start(stopInformers, log)
-	}
-
-	failed := make(chan *runnableEntry, len(runnables))
-	othersCtx, stopOthers := context.WithCancel(base)
-	defer stopOthers()
-	leadersCtx, stopLeaders := context.WithCancel(base)
-	defer stopLeaders()
-	var leaders, others []*runnableEntry
-	for _, e := range runnables {
+	r.base = logr.NewContext(context.WithoutCancel(ctx), r.log)
+	for _, e := range m.runnables {
 		if e.leader {
-			leaders = append(leaders, e)
+			r.leaders = append(r.leaders, e)
 		} else {
-			others = append(others, e)
-			e.start(othersCtx, failed)
+			r.others = append(r.others, e)
 		}
 	}
-	startLeaders := func() {
-		log.Info("Starting leader runnables", "count", len(leaders))
-		for _, e := range leaders {
-			e.start(leadersCtx, failed)
-		}
-		m.electedOnce.Do(func() { close(m.elected) })
-	}
+	return r, nil
+}
 
-	var (
-		electionCtx  context.Context
-		stopElection context.CancelFunc = func() {}
-		electionDone chan struct{}
-		wonElection  <-chan struct{}
-	)
-	if m.elector != nil {
-		electionCtx, stopElection = context.WithCancel(base)
-		electionDone = make(chan struct{})
-		wonElection = m.elector.started
-		log.Info("Campaigning for leadership", "lease", m.opts.LeaderElection.Namespace+"/"+m.opts.LeaderElection.Name, "id", m.elector.id)
-		go func() {
-			defer close(electionDone)
-			m.elector.run(electionCtx)
-		}()
-	} else {
-		startLeaders()
+// startServers binds the HTTP endpoints and serves them.
+func (r *run) startServers() error {
+	servers, err := r.m.listen()
+	if err != nil {
+		return err
 	}
-	defer stopElection()
+	r.servers, r.serverFailed = servers, make(chan *server, len(servers))
+	for _, s := range servers {
+		r.log.Info("Serving", "server", s.name, "addr", s.l.Addr().String())
+		s.serve(r.serverFailed)
+	}
+	return nil
+}
 
-	var cause error
-	leading := m.elector == nil
-	for cause == nil && ctx.Err() == nil {
+// startInformers starts the informer factories.
+func (r *run) startInformers() {
+	for _, f := range r.factories {
+		f.start(r.stopInformers, r.log)
+	}
+}
+
+// startOthers starts the runnables that do not need leader election.
+func (r *run) startOthers() {
+	var ctx context.Context
+	ctx, r.cancelOthers = context.WithCancel(r.base)
+	for _, e := range r.others {
+		e.start(ctx, r.failed)
+	}
+}
+
+// campaign starts the leader election, or, without one, the leader
+// runnables.
+func (r *run) campaign() {
+	r.leadersCtx, r.cancelLeaders = context.WithCancel(r.base)
+	e := r.m.elector
+	if e == nil {
+		r.leading = true
+		r.startLeaders()
+		return
+	}
+	electionCtx, stop := context.WithCancel(r.base)
+	r.cancelElection, r.electionDone, r.wonElection = stop, make(chan struct{}), e.started
+	le := r.m.opts.LeaderElection
+	r.log.Info("Campaigning for leadership", "lease", le.Namespace+"/"+le.Name, "id", e.id)
+	go func() {
+		defer close(r.electionDone)
+		e.run(electionCtx)
+	}()
+}
+
+// startLeaders starts the runnables that need leader election.
+func (r *run) startLeaders() {
+	r.log.Info("Starting leader runnables", "count", len(r.leaders))
+	for _, e := range r.leaders {
+		e.start(r.leadersCtx, r.failed)
+	}
+	r.m.electedOnce.Do(func() { close(r.m.elected) })
+}
+
+// waitForStop serves the election until ctx is cancelled, a runnable or
+// server fails, or the Lease is lost, and returns why it stopped: nil for
+// ctx.
+func (r *run) waitForStop(ctx context.Context) error {
+	for {
 		select {
 		case <-ctx.Done():
-		case e := <-failed:
-			cause = e.err
-			log.Error(e.err, "Runnable failed, shutting down", "runnable", e.name)
-		case s := <-serverFailed:
-			cause = fmt.Errorf("manager: %s: %w", s.name, s.err)
-			log.Error(s.err, "Server failed, shutting down", "server", s.name)
-		case <-wonElection:
-			wonElection = nil
-			leading = true
-			m.leading.Store(true)
-			startLeaders()
-		case <-electionDone:
-			m.leading.Store(false)
+			r.log.Info("Shutting down", "reason", context.Cause(ctx))
+			return nil
+		case e := <-r.failed:
+			r.log.Error(e.err, "Runnable failed, shutting down", "runnable", e.name)
+			return e.err
+		case s := <-r.serverFailed:
+			r.log.Error(s.err, "Server failed, shutting down", "server", s.name)
+			return fmt.Errorf("manager: %s: %w", s.name, s.err)
+		case <-r.wonElection:
+			r.wonElection = nil
+			r.leading = true
+			r.m.leading.Store(true)
+			r.startLeaders()
+		case <-r.electionDone:
+			r.m.leading.Store(false)
 			// client-go's elector returns before ctx ends only when it
 			// stops renewing (or, never having led, when it crashed).
-			cause = ErrLeaderElectionLost
-			log.Error(cause, "Shutting down", "wasLeading", leading)
+			r.log.Error(ErrLeaderElectionLost, "Shutting down", "wasLeading", r.leading)
+			return ErrLeaderElectionLost
 		}
 	}
-	if cause == nil {
-		log.Info("Shutting down", "reason", context.Cause(ctx))
-	}
-
-	sd := shutdown{
-		m:            m,
-		log:          log,
-		leaders:      leaders,
-		others:       others,
-		factories:    factories,
-		servers:      servers,
-		stopLeaders:  stopLeaders,
-		stopOthers:   stopOthers,
-		stopInformer: func() { close(stopInformers) },
-		stopElection: stopElection,
-		electionDone: electionDone,
-		release: m.elector != nil && m.opts.LeaderElection.ReleaseOnCancel &&
-			leading && !errors.Is(cause, ErrLeaderElectionLost),
-	}
-	return sd.run(cause)
 }

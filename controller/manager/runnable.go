@@ -29,10 +29,12 @@ type Named interface {
 	Name() string
 }
 
-// SyncReporter is implemented by runnables whose readiness depends on caches:
-// /readyz fails while HasSynced reports false. HasSynced should describe the
-// caches, not whether Run has been called, so that a standby replica that is
-// not the leader can still become ready.
+// SyncReporter is implemented by runnables whose readiness depends on caches.
+// HasSynced reports whether the runnable is working: its caches have synced
+// and it is doing its work, as controller.Controller's HasSynced does (false
+// before Run has synced them and after Run returns). /readyz fails while a
+// started runnable's HasSynced reports false; leader runnables not started
+// (on a standby replica) are not asked, so that the standby can be ready.
 type SyncReporter interface {
 	HasSynced() bool
 }

@@ -6,53 +6,63 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/go-logr/logr"
 )
 
-// shutdown is the ordered stop sequence of Run.
-type shutdown struct {
-	m            *Manager
-	log          logr.Logger
-	leaders      []*runnableEntry
-	others       []*runnableEntry
-	factories    []*factoryEntry
-	servers      []*server
-	stopLeaders  func()
-	stopOthers   func()
-	stopInformer func()
-	stopElection func()
-	electionDone <-chan struct{} // nil without leader election
-	release      bool            // give up the Lease at the end if all went well
+// shutdown stops what r started, in order, waiting for each stage before the
+// next until the graceful shutdown deadline, and returns Run's error: cause
+// (why Run stopped, nil for its context) joined with what went wrong since.
+func (r *run) shutdown(cause error) error {
+	r.m.shuttingDown.Store(true)
+	cancel := r.startDeadline()
+	defer cancel()
 
-	deadline   context.Context
-	stragglers []string
+	leadersStopped := r.stopRunnables()
+	r.stopInformerFactories()
+	errs := append([]error{cause}, r.stopServers(cause)...)
+	errs = append(errs, r.stopElection(cause, leadersStopped))
+	errs = append(errs, r.runnableErrors(cause)...)
+	if len(r.stragglers) > 0 {
+		errs = append(errs, fmt.Errorf("%w after %s; still running: %s",
+			ErrShutdownTimeout, r.m.opts.GracefulShutdownTimeout, strings.Join(r.stragglers, ", ")))
+	}
+	err := errors.Join(errs...)
+	if err != nil {
+		r.log.Error(err, "Stopped with errors")
+	} else {
+		r.log.Info("Stopped")
+	}
+	return err
 }
 
-func (s *shutdown) run(cause error) error {
-	s.m.shuttingDown.Store(true)
-	timeout := s.m.opts.GracefulShutdownTimeout
+// startDeadline sets the deadline of the whole shutdown: none for a
+// negative GracefulShutdownTimeout.
+func (r *run) startDeadline() context.CancelFunc {
 	var cancel context.CancelFunc
-	if timeout > 0 {
-		s.deadline, cancel = context.WithTimeout(context.Background(), timeout)
+	if timeout := r.m.opts.GracefulShutdownTimeout; timeout > 0 {
+		r.deadline, cancel = context.WithTimeout(context.Background(), timeout)
 	} else {
-		s.deadline, cancel = context.WithCancel(context.Background())
+		r.deadline, cancel = context.WithCancel(context.Background())
 	}
-	defer cancel()
-	errs := []error{cause}
+	return cancel
+}
 
-	// 1. Leader runnables first: nothing guarded by the Lease may outlive it.
-	s.stopLeaders()
-	leadersStopped := s.waitStage("leader runnables", runnableWaiters(s.leaders))
+// stopRunnables stops the leader runnables first, since nothing guarded by
+// the Lease may outlive it, then the others. It reports whether every leader
+// runnable stopped.
+func (r *run) stopRunnables() (leadersStopped bool) {
+	r.cancelLeaders()
+	leadersStopped = r.waitStage("leader runnables", runnableWaiters(r.leaders))
+	r.cancelOthers()
+	r.waitStage("other runnables", runnableWaiters(r.others))
+	return leadersStopped
+}
 
-	// 2. The other runnables.
-	s.stopOthers()
-	s.waitStage("other runnables", runnableWaiters(s.others))
-
-	// 3. Informers, now that nobody reads their caches.
-	s.stopInformer()
+// stopInformerFactories stops the informers, now that nobody reads their
+// caches, and shuts down the factories that can.
+func (r *run) stopInformerFactories() {
+	close(r.stopInformers)
 	var factories []waiter
-	for _, f := range s.factories {
+	for _, f := range r.factories {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -63,37 +73,53 @@ func (s *shutdown) run(cause error) error {
 		}()
 		factories = append(factories, waiter{f.name, done})
 	}
-	s.waitStage("informer factories", factories)
+	r.waitStage("informer factories", factories)
+}
 
-	// 4. The HTTP endpoints: probes are answered until here (readyz failing).
-	expiredBefore := s.deadline.Err() != nil
-	for _, srv := range s.servers {
-		if !srv.shutdown(s.deadline) && !expiredBefore {
-			s.stragglers = append(s.stragglers, srv.name)
+// stopServers shuts the HTTP endpoints down: probes are answered until
+// here, /readyz failing. It returns the servers' errors other than cause.
+func (r *run) stopServers(cause error) []error {
+	var errs []error
+	expiredBefore := r.deadline.Err() != nil
+	for _, srv := range r.servers {
+		if !srv.shutdown(r.deadline) && !expiredBefore {
+			r.stragglers = append(r.stragglers, srv.name)
 		}
 		if srv.err != nil && !errors.Is(cause, srv.err) {
 			errs = append(errs, fmt.Errorf("manager: %s: %w", srv.name, srv.err))
 		}
 	}
+	return errs
+}
 
-	// 5. The Lease last: renewed until now, released only if every leader
-	// runnable is known to have stopped.
-	if s.electionDone != nil {
-		s.stopElection()
-		electionStopped := s.waitStage("leader election", []waiter{{"leader election", s.electionDone}})
-		s.m.leading.Store(false)
-		if s.release && leadersStopped && electionStopped {
-			ctx, cancelRelease := context.WithTimeout(s.deadline, s.m.opts.LeaderElection.RenewDeadline)
-			if err := s.m.elector.release(ctx); err != nil {
-				errs = append(errs, err)
-			} else {
-				s.log.Info("Released leader lease")
-			}
-			cancelRelease()
-		}
+// stopElection stops renewing the Lease, last, and releases it with
+// ReleaseOnCancel after a clean shutdown in which every leader runnable is
+// known to have stopped. It returns the release's error.
+func (r *run) stopElection(cause error, leadersStopped bool) error {
+	if r.electionDone == nil {
+		return nil
 	}
+	r.cancelElection()
+	electionStopped := r.waitStage("leader election", []waiter{{"leader election", r.electionDone}})
+	r.m.leading.Store(false)
+	release := r.m.opts.LeaderElection.ReleaseOnCancel && r.leading && !errors.Is(cause, ErrLeaderElectionLost)
+	if !release || !leadersStopped || !electionStopped {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(r.deadline, r.m.opts.LeaderElection.RenewDeadline)
+	defer cancel()
+	if err := r.m.elector.release(ctx); err != nil {
+		return err
+	}
+	r.log.Info("Released leader lease")
+	return nil
+}
 
-	for _, e := range slices.Concat(s.leaders, s.others) {
+// runnableErrors returns the errors of the runnables that failed on their
+// own (not by cancellation), other than cause.
+func (r *run) runnableErrors(cause error) []error {
+	var errs []error
+	for _, e := range slices.Concat(r.leaders, r.others) {
 		if !e.started.Load() || !isClosed(e.done) || e.err == nil || errors.Is(e.err, context.Canceled) {
 			continue
 		}
@@ -101,16 +127,7 @@ func (s *shutdown) run(cause error) error {
 			errs = append(errs, fmt.Errorf("manager: runnable %s: %w", e.name, e.err))
 		}
 	}
-	if len(s.stragglers) > 0 {
-		errs = append(errs, fmt.Errorf("%w after %s; still running: %s", ErrShutdownTimeout, timeout, strings.Join(s.stragglers, ", ")))
-	}
-	err := errors.Join(errs...)
-	if err != nil {
-		s.log.Error(err, "Stopped with errors")
-	} else {
-		s.log.Info("Stopped")
-	}
-	return err
+	return errs
 }
 
 // waiter is something a shutdown stage waits for.
@@ -133,17 +150,17 @@ func runnableWaiters(entries []*runnableEntry) []waiter {
 // all finished. If the deadline passes during the stage, those still running
 // are named in the timeout error. If it had passed before, the stage gets no
 // time and nobody in it is blamed: they were stopped, not waited for.
-func (s *shutdown) waitStage(stage string, ws []waiter) bool {
-	expiredBefore := s.deadline.Err() != nil
+func (r *run) waitStage(stage string, ws []waiter) bool {
+	expiredBefore := r.deadline.Err() != nil
 	for _, w := range ws {
 		if expiredBefore {
 			break
 		}
 		select {
 		case <-w.done:
-		case <-s.deadline.Done():
+		case <-r.deadline.Done():
 		}
-		if s.deadline.Err() != nil {
+		if r.deadline.Err() != nil {
 			break
 		}
 	}
@@ -154,13 +171,13 @@ func (s *shutdown) waitStage(stage string, ws []waiter) bool {
 		}
 	}
 	if len(stuck) == 0 {
-		s.log.V(1).Info("Shutdown stage done", "stage", stage)
+		r.log.V(1).Info("Shutdown stage done", "stage", stage)
 		return true
 	}
 	if !expiredBefore {
-		s.stragglers = append(s.stragglers, stuck...)
+		r.stragglers = append(r.stragglers, stuck...)
 	}
-	s.log.Info("Shutdown stage did not finish in time", "stage", stage, "running", stuck)
+	r.log.Info("Shutdown stage did not finish in time", "stage", stage, "running", stuck)
 	return false
 }
 

@@ -39,8 +39,8 @@ func startController(ctx context.Context, cfg *rest.Config, ns string) (stop fun
 			Workers: 5,
 			// The demo prints the rollout; the controller's own log lines
 			// (optimistic-concurrency conflicts, retried at once) would
-			// drown it. logr.Discard() has no sink, which the controller
-			// package reads as "unset", so a sink that drops everything.
+			// drown it. logr.Discard() is the zero Logger, which means the
+			// logger of Run's context, so a sink that drops everything.
 			Logger: funcr.New(func(prefix, args string) {}, funcr.Options{}),
 		},
 	})

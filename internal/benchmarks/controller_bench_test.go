@@ -55,9 +55,8 @@ package benchmarks
 // 1.06x of the bare queue (or faster) and 2.9-3.1x controller-runtime: that
 // informer is the floor there.
 //
-// The workers finish a key and take the next in one queue call
-// (workqueue.Queue.DoneAndGetReady) while keys are waiting; the bare queue
-// loop uses Get and Done, as client-go's loop does.
+// The controller's workers and the bare queue loop both use Get and Done,
+// as client-go's loop does.
 
 import (
 	"context"

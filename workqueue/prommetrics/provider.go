@@ -3,13 +3,15 @@ package prommetrics
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
-// Metric names, without the "workqueue_" prefix (the subsystem).
+// Metric names, without the "workqueue_" prefix (the subsystem). All but
+// DroppedKey are controller-runtime's and client-go's.
 const (
 	Subsystem                  = "workqueue"
 	DepthKey                   = "depth"
@@ -22,18 +24,22 @@ const (
 	DroppedKey                 = "dropped_total"
 )
 
-// Provider creates a queue's metrics as children (label "name") of
-// collectors registered on one registry. It implements
-// workqueue.MetricsProvider and workqueue.DroppedMetricsProvider.
+// Provider creates a queue's metrics as children of collectors registered
+// on one registry. It implements workqueue.MetricsProvider and
+// workqueue.DroppedMetricsProvider.
+//
+// The collectors are controller-runtime's, descriptor for descriptor (names,
+// help, labels "name" and "controller", plus "priority" on the depth), so
+// that one dashboard serves both and a registry that already holds
+// controller-runtime's metrics is shared rather than refused. Both labels
+// carry the queue's name; the depth's priority is "", as on
+// controller-runtime's queues without priorities.
 type Provider struct {
-	depth        *prometheus.GaugeVec
-	adds         *prometheus.CounterVec
-	latency      *prometheus.HistogramVec
-	workDuration *prometheus.HistogramVec
-	unfinished   *prometheus.GaugeVec
-	longest      *prometheus.GaugeVec
-	retries      *prometheus.CounterVec
-	dropped      *prometheus.CounterVec
+	depth                 *prometheus.GaugeVec
+	adds, retries         *prometheus.CounterVec
+	dropped               *prometheus.CounterVec
+	latency, workDuration *prometheus.HistogramVec
+	unfinished, longest   *prometheus.GaugeVec
 }
 
 var (
@@ -41,139 +47,123 @@ var (
 	_ workqueue.DroppedMetricsProvider = (*Provider)(nil)
 )
 
-// durationBuckets are component-base's workqueue buckets: 10ns to 10s.
-var durationBuckets = prometheus.ExponentialBuckets(10e-9, 10, 10)
-
-// New registers the workqueue metrics on reg, or reuses the ones a previous
-// call registered there, and returns a provider for them. It fails if reg is
-// nil or holds a different collector under one of the names.
+// New registers the workqueue metrics on reg, or reuses the ones already
+// registered there (by an earlier call, or by controller-runtime), and
+// returns a provider for them. It fails if reg is nil or holds a different
+// collector under one of the names.
 func New(reg prometheus.Registerer) (*Provider, error) {
 	if reg == nil {
 		return nil, errors.New("prommetrics: nil registerer")
 	}
-	labels := []string{"name"}
+	labels := []string{"name", "controller"}
+	gauge := func(name, help string, labels ...string) *prometheus.GaugeVec {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Subsystem: Subsystem, Name: name, Help: help}, labels)
+	}
+	counter := func(name, help string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Subsystem: Subsystem, Name: name, Help: help}, labels)
+	}
+	histogram := func(name, help string) *prometheus.HistogramVec {
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Subsystem: Subsystem, Name: name, Help: help,
+			Buckets:                         prometheus.ExponentialBuckets(10e-9, 10, 12),
+			NativeHistogramBucketFactor:     1.1,
+			NativeHistogramMaxBucketNumber:  100,
+			NativeHistogramMinResetDuration: time.Hour,
+		}, labels)
+	}
+	var errs []error
 	p := &Provider{
-		depth: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Subsystem: Subsystem, Name: DepthKey,
-			Help: "Number of keys waiting in the workqueue to be handed out",
-		}, labels),
-		adds: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Subsystem: Subsystem, Name: AddsKey,
-			Help: "Total number of keys the workqueue queued (repeats of a queued key excluded)",
-		}, labels),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Subsystem: Subsystem, Name: QueueLatencyKey,
-			Help:    "Seconds a key waits in the workqueue, from ready to handed out",
-			Buckets: durationBuckets,
-		}, labels),
-		workDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Subsystem: Subsystem, Name: WorkDurationKey,
-			Help:    "Seconds a worker holds a key, from handed out to Done",
-			Buckets: durationBuckets,
-		}, labels),
-		unfinished: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Subsystem: Subsystem, Name: UnfinishedWorkKey,
-			Help: "Seconds of work in progress that work_duration has not observed yet. " +
-				"A steady rise means stuck workers; its rate is how many.",
-		}, labels),
-		longest: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Subsystem: Subsystem, Name: LongestRunningProcessorKey,
-			Help: "Seconds the longest-held key has been in flight",
-		}, labels),
-		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Subsystem: Subsystem, Name: RetriesKey,
-			Help: "Total number of delayed or rate-limited adds",
-		}, labels),
-		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Subsystem: Subsystem, Name: DroppedKey,
-			Help: "Total number of keys a rate-limited add dropped because they reached the queue's retry limit",
-		}, labels),
+		depth: share(reg, gauge(DepthKey, "Current depth of workqueue by workqueue and priority",
+			"name", "controller", "priority"), &errs),
+		adds: share(reg, counter(AddsKey, "Total number of adds handled by workqueue"), &errs),
+		latency: share(reg, histogram(QueueLatencyKey,
+			"How long in seconds an item stays in workqueue before being requested"), &errs),
+		workDuration: share(reg, histogram(WorkDurationKey,
+			"How long in seconds processing an item from workqueue takes."), &errs),
+		unfinished: share(reg, gauge(UnfinishedWorkKey, "How many seconds of work has been done that "+
+			"is in progress and hasn't been observed by work_duration. Large "+
+			"values indicate stuck threads. One can deduce the number of stuck "+
+			"threads by observing the rate at which this increases.", labels...), &errs),
+		longest: share(reg, gauge(LongestRunningProcessorKey, "How many seconds has the longest running "+
+			"processor for workqueue been running.", labels...), &errs),
+		retries: share(reg, counter(RetriesKey, "Total number of items added to the workqueue with a non-zero delay "+
+			"(rate-limited requeues, explicit RequeueAfter or AddAfter calls)"), &errs),
+		dropped: share(reg, counter(DroppedKey,
+			"Total number of keys a rate-limited add dropped because they reached the queue's retry limit"), &errs),
 	}
-	var err error
-	p.depth, err = register(reg, p.depth)
-	if err == nil {
-		p.adds, err = register(reg, p.adds)
-	}
-	if err == nil {
-		p.latency, err = register(reg, p.latency)
-	}
-	if err == nil {
-		p.workDuration, err = register(reg, p.workDuration)
-	}
-	if err == nil {
-		p.unfinished, err = register(reg, p.unfinished)
-	}
-	if err == nil {
-		p.longest, err = register(reg, p.longest)
-	}
-	if err == nil {
-		p.retries, err = register(reg, p.retries)
-	}
-	if err == nil {
-		p.dropped, err = register(reg, p.dropped)
-	}
-	if err != nil {
-		return nil, err
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("prommetrics: registering workqueue metrics: %w", err)
 	}
 	return p, nil
 }
 
-// register registers c on reg and returns it, or returns the equal collector
-// already registered there.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+// Register registers c on reg and returns it or, if reg already holds a
+// collector with the same descriptors (same names, help and labels), returns
+// that one, so that everything using one registry feeds the same series.
+// It fails if reg holds a different collector under one of c's names.
+// Package controller registers its metrics with it too.
+func Register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
 	err := reg.Register(c)
 	if err == nil {
 		return c, nil
 	}
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(C); ok {
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		if existing, ok := already.ExistingCollector.(C); ok {
 			return existing, nil
 		}
-		err = fmt.Errorf("a %T is registered under the same name", are.ExistingCollector)
+		err = fmt.Errorf("a %T is registered with the same descriptors", already.ExistingCollector)
 	}
-	var zero C
-	return zero, fmt.Errorf("prommetrics: registering workqueue metrics: %w", err)
+	return c, err
+}
+
+// share is Register that collects its error in errs.
+func share[C prometheus.Collector](reg prometheus.Registerer, c C, errs *[]error) C {
+	c, err := Register(reg, c)
+	if err != nil {
+		*errs = append(*errs, err)
+	}
+	return c
 }
 
 // NewDepthMetric returns the depth gauge of queue name.
 func (p *Provider) NewDepthMetric(name string) workqueue.GaugeMetric {
-	return p.depth.WithLabelValues(name)
+	return p.depth.WithLabelValues(name, name, "")
 }
 
 // NewAddsMetric returns the adds counter of queue name.
 func (p *Provider) NewAddsMetric(name string) workqueue.CounterMetric {
-	return p.adds.WithLabelValues(name)
+	return p.adds.WithLabelValues(name, name)
 }
 
 // NewLatencyMetric returns the queue-duration histogram of queue name.
 func (p *Provider) NewLatencyMetric(name string) workqueue.HistogramMetric {
-	return p.latency.WithLabelValues(name)
+	return p.latency.WithLabelValues(name, name)
 }
 
 // NewWorkDurationMetric returns the work-duration histogram of queue name.
 func (p *Provider) NewWorkDurationMetric(name string) workqueue.HistogramMetric {
-	return p.workDuration.WithLabelValues(name)
+	return p.workDuration.WithLabelValues(name, name)
 }
 
 // NewUnfinishedWorkSecondsMetric returns the unfinished-work gauge of queue
 // name.
 func (p *Provider) NewUnfinishedWorkSecondsMetric(name string) workqueue.SettableGaugeMetric {
-	return p.unfinished.WithLabelValues(name)
+	return p.unfinished.WithLabelValues(name, name)
 }
 
 // NewLongestRunningProcessorSecondsMetric returns the longest-running gauge
 // of queue name.
 func (p *Provider) NewLongestRunningProcessorSecondsMetric(name string) workqueue.SettableGaugeMetric {
-	return p.longest.WithLabelValues(name)
+	return p.longest.WithLabelValues(name, name)
 }
 
 // NewRetriesMetric returns the retries counter of queue name.
 func (p *Provider) NewRetriesMetric(name string) workqueue.CounterMetric {
-	return p.retries.WithLabelValues(name)
+	return p.retries.WithLabelValues(name, name)
 }
 
 // NewDroppedMetric returns the dropped-keys counter of queue name.
 func (p *Provider) NewDroppedMetric(name string) workqueue.CounterMetric {
-	return p.dropped.WithLabelValues(name)
+	return p.dropped.WithLabelValues(name, name)
 }

@@ -1,6 +1,7 @@
 package prommetrics
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -35,9 +36,17 @@ func TestNewRegistersTheKnownNames(t *testing.T) {
 	var names []string
 	for _, f := range families {
 		names = append(names, f.GetName())
+		want := map[string]string{"name": "deployment", "controller": "deployment"}
+		if f.GetName() == "workqueue_depth" {
+			want["priority"] = ""
+		}
 		for _, m := range f.GetMetric() {
-			if got := m.GetLabel(); len(got) != 1 || got[0].GetName() != "name" || got[0].GetValue() != "deployment" {
-				t.Errorf("%s labels = %v, want name=deployment", f.GetName(), got)
+			got := map[string]string{}
+			for _, l := range m.GetLabel() {
+				got[l.GetName()] = l.GetValue()
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("%s labels = %v, want %v", f.GetName(), got, want)
 			}
 		}
 	}
@@ -50,15 +59,17 @@ func TestNewRegistersTheKnownNames(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("gathered %v, want %v", names, want)
 	}
-	if got := value(t, p.adds.WithLabelValues("deployment")); got != 1 {
+	if got := value(t, p.adds.WithLabelValues("deployment", "deployment")); got != 1 {
 		t.Errorf("adds = %v, want 1", got)
 	}
-	if got := value(t, p.retries.WithLabelValues("deployment")); got != 1 {
+	if got := value(t, p.retries.WithLabelValues("deployment", "deployment")); got != 1 {
 		t.Errorf("retries = %v, want 1", got)
 	}
 }
 
-func TestBucketsAreComponentBases(t *testing.T) {
+// TestBucketsAreControllerRuntimes: 10ns to 1000s, as controller-runtime's
+// (component-base's, two decades further).
+func TestBucketsAreControllerRuntimes(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	p, err := New(reg)
 	if err != nil {
@@ -74,9 +85,12 @@ func TestBucketsAreComponentBases(t *testing.T) {
 		for _, b := range f.GetMetric()[0].GetHistogram().GetBucket() {
 			bounds = append(bounds, b.GetUpperBound())
 		}
-		want := []float64{1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10}
+		want := []float64{1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000}
+		if len(bounds) != len(want) {
+			t.Fatalf("buckets = %v, want %v", bounds, want)
+		}
 		for i := range want {
-			if i >= len(bounds) || bounds[i] < want[i]*0.999 || bounds[i] > want[i]*1.001 {
+			if bounds[i] < want[i]*0.999 || bounds[i] > want[i]*1.001 {
 				t.Fatalf("buckets = %v, want %v", bounds, want)
 			}
 		}
@@ -98,11 +112,30 @@ func TestNewTwiceOnOneRegistryShares(t *testing.T) {
 	p1.NewAddsMetric("one").Inc()
 	p2.NewAddsMetric("two").Inc()
 	p2.NewAddsMetric("one").Inc()
-	if got := value(t, p1.adds.WithLabelValues("one")); got != 2 {
+	if got := value(t, p1.adds.WithLabelValues("one", "one")); got != 2 {
 		t.Fatalf("adds{name=one} = %v, want 2: both providers feed one series", got)
 	}
 	if n := count(p1.adds); n != 2 {
 		t.Fatalf("series = %d, want 2", n)
+	}
+}
+
+// TestNewReusesAnEqualCollectorRegisteredBefore: a collector with the same
+// descriptors, registered by someone else (controller-runtime registers
+// its own on its registry), is fed rather than refused.
+func TestNewReusesAnEqualCollectorRegisteredBefore(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	theirs := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Subsystem: Subsystem, Name: AddsKey, Help: "Total number of adds handled by workqueue",
+	}, []string{"name", "controller"})
+	reg.MustRegister(theirs)
+	p, err := New(reg)
+	if err != nil {
+		t.Fatalf("New over an equal collector: %v", err)
+	}
+	p.NewAddsMetric("q").Inc()
+	if got := value(t, theirs.WithLabelValues("q", "q")); got != 1 {
+		t.Fatalf("the collector registered before counts %v adds, want 1", got)
 	}
 }
 
@@ -116,7 +149,7 @@ func TestSeparateRegistriesDoNotShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	p1.NewAddsMetric("q").Inc()
-	if got := value(t, p2.adds.WithLabelValues("q")); got != 0 {
+	if got := value(t, p2.adds.WithLabelValues("q", "q")); got != 0 {
 		t.Fatalf("second registry's adds = %v, want 0", got)
 	}
 }
@@ -146,7 +179,7 @@ func TestDroppedKeysAreCounted(t *testing.T) {
 	defer q.ShutDown()
 	q.AddRateLimited("k")
 	q.AddRateLimited("k")
-	if got := value(t, p.dropped.WithLabelValues("q")); got != 1 {
+	if got := value(t, p.dropped.WithLabelValues("q", "q")); got != 1 {
 		t.Fatalf("dropped = %v, want 1", got)
 	}
 }
