@@ -40,13 +40,15 @@
 //
 // # Informer helpers
 //
-// [StripManagedFields] is a cache.TransformFunc that drops managedFields
-// before objects are stored; controllers rarely read them, and they are often
-// a large part of an object.
+// The informer is client-go's: any cache.SharedInformer, usually from an
+// informers.SharedInformerFactory. [StripManagedFields] is a
+// cache.TransformFunc that drops managedFields before objects are stored;
+// controllers rarely read them, and they are often a large part of an
+// object. Give it to the factory:
+//
+//	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
+//		informers.WithTransform(handler.StripManagedFields))
+//
 // [MetadataInformer] builds a metadata-only informer for objects a controller
 // owns but only needs the metadata of (owner references, labels).
-// Package [github.com/ctrlkit/ctrlkit/handler/informer] is a lean
-// cache.SharedIndexInformer for controllers whose handlers only enqueue keys,
-// as every handler of this package does: it calls them on the reflector's
-// goroutine and costs about half of client-go's informer per event.
 package handler
