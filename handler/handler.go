@@ -26,9 +26,6 @@ type Handler[K comparable] struct {
 	keys appendKeysFunc[K]
 	// eventKeys, when set, replaces keys: it sees the whole event.
 	eventKeys func(e Event) []K
-	// sameKeyForOld is set when the old and new object of an update always
-	// map to the same keys, so mapping the old object would be wasted work.
-	sameKeyForOld bool
 	// objectKey, set by ForObject, maps an object to its one key. The
 	// handler calls it directly: a key that never enters a slice needs no
 	// allocation of its own.
@@ -59,20 +56,13 @@ func (h Handler[K]) WithPredicates(predicates ...Predicate) Handler[K] {
 // Register it on an informer with AddEventHandler; the controller package's
 // Watch does this for you.
 func (h Handler[K]) EventHandler(q Queue[K]) cache.ResourceEventHandler {
-	e := &eventHandler[K]{h: h, q: q}
-	e.queue, _ = q.(*workqueue.Queue[K])
-	return e
+	return &eventHandler[K]{h: h, q: q}
 }
 
 // eventHandler is a Handler bound to a queue.
 type eventHandler[K comparable] struct {
 	h Handler[K]
 	q Queue[K]
-	// queue is q when it is ctrlkit's queue. Called directly rather than
-	// through the interface, it lets the compiler see that a single key
-	// does not outlive the call, so the key's one-element slice stays on
-	// the stack.
-	queue *workqueue.Queue[K]
 }
 
 func (e *eventHandler[K]) OnAdd(obj any, isInInitialList bool) {
@@ -116,7 +106,7 @@ func (e *eventHandler[K]) handle(ev Event) {
 		opts.Priority = workqueue.PriorityLow
 	}
 	if e.h.objectKey != nil {
-		e.addOne(opts, e.h.objectKey(ev.Object))
+		e.q.AddWithOpts(opts, e.h.objectKey(ev.Object))
 		return
 	}
 	var keys []K
@@ -125,22 +115,13 @@ func (e *eventHandler[K]) handle(ev Event) {
 		keys = appendNew(nil, e.h.eventKeys(ev))
 	default:
 		keys = e.h.keys(nil, ev.Object)
-		if ev.Type == Update && !e.h.sameKeyForOld {
+		if ev.Type == Update {
 			keys = appendNew(keys, e.h.keys(nil, ev.OldObject))
 		}
 	}
 	if len(keys) > 0 {
 		e.q.AddWithOpts(opts, keys...)
 	}
-}
-
-// addOne adds key: the path of ForObject, one key per event.
-func (e *eventHandler[K]) addOne(opts workqueue.AddOpts, key K) {
-	if e.queue != nil {
-		e.queue.AddWithOpts(opts, key)
-		return
-	}
-	e.q.AddWithOpts(opts, key)
 }
 
 // appendNew appends the keys of more that dst lacks. Events map to a handful

@@ -31,8 +31,7 @@ func ForObject[K comparable](key func(obj metav1.Object) K) Handler[K] {
 		keys: func(dst []K, obj metav1.Object) []K {
 			return append(dst, key(obj))
 		},
-		sameKeyForOld: true,
-		objectKey:     key,
+		objectKey: key,
 	}
 }
 
