@@ -54,21 +54,12 @@ func IndexerLookup(store cache.Store) OwnerLookup {
 // Updates map both the old and the new object, so changing or removing a
 // controller reference wakes both the old and the new owner.
 func ForControllerOf[K comparable](owner schema.GroupKind, lookup OwnerLookup, key func(owner metav1.Object) K) Handler[K] {
-	return Handler[K]{
-		keys: func(dst []K, obj metav1.Object) []K {
-			o := resolveControllerRef(obj, owner, lookup)
-			if o == nil {
-				return dst
-			}
-			k := key(o)
-			for _, d := range dst {
-				if d == k {
-					return dst
-				}
-			}
-			return append(dst, k)
-		},
-	}
+	return Map(func(obj metav1.Object) []K {
+		if o := resolveControllerRef(obj, owner, lookup); o != nil {
+			return []K{key(o)}
+		}
+		return nil
+	})
 }
 
 // resolveControllerRef returns obj's controller owner when it is of kind gk
