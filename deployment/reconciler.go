@@ -77,21 +77,21 @@ var _ controller.Reconciler[string] = (*Reconciler)(nil)
 func New(cfg Config) (*Reconciler, error) {
 	var missing []error
 	if cfg.Client == nil {
-		missing = append(missing, errors.New("Client is nil"))
+		missing = append(missing, errors.New("missing Client"))
 	}
 	if cfg.Deployments == nil {
-		missing = append(missing, errors.New("Deployments lister is nil"))
+		missing = append(missing, errors.New("missing Deployments lister"))
 	}
 	if cfg.ReplicaSets == nil {
-		missing = append(missing, errors.New("ReplicaSets lister is nil"))
+		missing = append(missing, errors.New("missing ReplicaSets lister"))
 	}
 	if cfg.Pods == nil {
-		missing = append(missing, errors.New("Pods indexer is nil"))
+		missing = append(missing, errors.New("missing Pods indexer"))
 	} else if _, ok := cfg.Pods.GetIndexers()[PodControllerIndexName]; !ok {
-		missing = append(missing, fmt.Errorf("Pods indexer has no %q index", PodControllerIndexName))
+		missing = append(missing, fmt.Errorf("the Pods indexer has no %q index", PodControllerIndexName))
 	}
 	if cfg.Recorder == nil {
-		missing = append(missing, errors.New("Recorder is nil"))
+		missing = append(missing, errors.New("missing Recorder"))
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("deployment: invalid Config: %w", errors.Join(missing...))

@@ -144,11 +144,7 @@ func (g *syncRig) writes() []string {
 // actionName is the name of the object an action is about.
 func actionName(a clienttesting.Action) string {
 	switch a := a.(type) {
-	case clienttesting.CreateAction:
-		if m, err := metaOf(a.GetObject()); err == nil {
-			return m.GetName()
-		}
-	case clienttesting.UpdateAction:
+	case interface{ GetObject() runtime.Object }: // creates and updates
 		if m, err := metaOf(a.GetObject()); err == nil {
 			return m.GetName()
 		}
@@ -269,12 +265,12 @@ func TestNewValidatesConfig(t *testing.T) {
 		wantErr string
 	}{
 		{"valid", func(*Config) {}, ""},
-		{"no client", func(c *Config) { c.Client = nil }, "Client is nil"},
-		{"no deployment lister", func(c *Config) { c.Deployments = nil }, "Deployments lister is nil"},
-		{"no replica set lister", func(c *Config) { c.ReplicaSets = nil }, "ReplicaSets lister is nil"},
-		{"no pods", func(c *Config) { c.Pods = nil }, "Pods indexer is nil"},
+		{"no client", func(c *Config) { c.Client = nil }, "missing Client"},
+		{"no deployment lister", func(c *Config) { c.Deployments = nil }, "missing Deployments lister"},
+		{"no replica set lister", func(c *Config) { c.ReplicaSets = nil }, "missing ReplicaSets lister"},
+		{"no pods", func(c *Config) { c.Pods = nil }, "missing Pods indexer"},
 		{"pods without the controller index", func(c *Config) { c.Pods = plain }, `has no "podController" index`},
-		{"no recorder", func(c *Config) { c.Recorder = nil }, "Recorder is nil"},
+		{"no recorder", func(c *Config) { c.Recorder = nil }, "missing Recorder"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

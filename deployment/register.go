@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/handler"
@@ -39,11 +38,12 @@ type Options struct {
 	// clock...). Its RateLimiter defaults to the controller package's, which
 	// is upstream's: per key 5 ms doubling to 1000 s, under an overall 10 qps
 	// bucket. A zero MaxRetries means MaxRetries (15), upstream's.
+	//
+	// Its Clock is the only clock: it times the queue's delays and tells the
+	// Reconciler the time for progress deadlines, so a requeue for a
+	// deadline comes due when the Reconciler sees the deadline pass. Nil
+	// means the real clock.
 	Controller controller.Options[string]
-
-	// Clock tells the Reconciler the time for progress deadlines. Nil means
-	// the real clock.
-	Clock clock.PassiveClock
 
 	// TrackTerminatingReplicas fills status.terminatingReplicas. Nil means
 	// true, as in Kubernetes v1.37.
@@ -57,10 +57,15 @@ type Options struct {
 // It adds the PodControllerIndex index to the pod informer, so it must be
 // called before factory.Start. Start the factory, then run the controller:
 //
+//	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
+//		informers.WithTransform(handler.StripManagedFields))
 //	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{})
 //	...
 //	factory.Start(ctx.Done())
 //	err = ctrl.Run(ctx)
+//
+// The Reconciler never reads managedFields: handler.StripManagedFields keeps
+// them out of the caches, which it roughly halves.
 //
 // Events enqueue Deployments as upstream's do: every Deployment event; a
 // ReplicaSet event wakes its owning Deployment (an orphan's create or label
@@ -86,7 +91,7 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 		ReplicaSets:              rsInformer.Lister(),
 		Pods:                     podInformer.Informer().GetIndexer(),
 		Recorder:                 recorder,
-		Clock:                    opts.Clock,
+		Clock:                    opts.Controller.Clock,
 		TrackTerminatingReplicas: opts.TrackTerminatingReplicas,
 	})
 	if err != nil {

@@ -27,9 +27,7 @@ func calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, d *a
 		status.TerminatingReplicas = terminatingReplicaCount(allRSs)
 	}
 	// A copy: appending to d's slice could write into the cache's array.
-	for _, c := range d.Status.Conditions {
-		status.Conditions = append(status.Conditions, c)
-	}
+	status.Conditions = append(status.Conditions, d.Status.Conditions...)
 
 	if available >= specReplicas(d)-maxUnavailable(d) {
 		setDeploymentCondition(&status, newDeploymentCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue, ReasonMinimumReplicasAvailable, messageMinimumAvailable, now))

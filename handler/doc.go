@@ -7,8 +7,10 @@
 //   - [ForObject]: the object itself, keyed by [ObjectKey] ("namespace/name")
 //     or [ObjectNamespacedName], or any function of the object;
 //   - [ForControllerOf]: the object's controller owner of one group and kind,
-//     looked up by name and checked by UID the way kube-controller-manager
-//     does, so a stale owner reference never wakes a new owner of the same name;
+//     namespaced (meta.RESTScopeNamespace) or cluster-scoped
+//     (meta.RESTScopeRoot), looked up by name and checked by UID the way
+//     kube-controller-manager does, so a stale owner reference never wakes a
+//     new owner of the same name;
 //   - [Map]: any function from an object to keys;
 //   - [MapEvent]: any function from a whole event (type, old and new
 //     object) to keys, for rules that need both sides of an update.
@@ -24,7 +26,8 @@
 // and mappings see them. Objects that do not carry Kubernetes object metadata
 // are reported through k8s.io/apimachinery/pkg/util/runtime.HandleError and
 // dropped. An update maps both the old and the new object, so a dependent
-// whose owner changed wakes both owners; keys are added once per event.
+// whose owner changed wakes both owners; keys are added once per event, in
+// the order they were mapped, however many an event maps to.
 //
 // Keys from the informer's initial list and from periodic resyncs (updates
 // whose resourceVersion did not change) are added at
@@ -40,13 +43,15 @@
 //
 // # Informer helpers
 //
-// [StripManagedFields] is a cache.TransformFunc that drops managedFields
-// before objects are stored; controllers rarely read them, and they are often
-// a large part of an object.
+// The informer is client-go's: any cache.SharedInformer, usually from an
+// informers.SharedInformerFactory. [StripManagedFields] is a
+// cache.TransformFunc that drops managedFields before objects are stored;
+// controllers rarely read them, and they are often a large part of an
+// object. Give it to the factory:
+//
+//	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
+//		informers.WithTransform(handler.StripManagedFields))
+//
 // [MetadataInformer] builds a metadata-only informer for objects a controller
 // owns but only needs the metadata of (owner references, labels).
-// Package [github.com/ctrlkit/ctrlkit/handler/informer] is a lean
-// cache.SharedIndexInformer for controllers whose handlers only enqueue keys,
-// as every handler of this package does: it calls them on the reflector's
-// goroutine and costs about half of client-go's informer per event.
 package handler

@@ -5,6 +5,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -46,7 +47,7 @@ func ExampleForControllerOf() {
 	deployments := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	_ = deployments.Add(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "1234"}})
 
-	h := handler.ForControllerOf(schema.GroupKind{Group: "apps", Kind: "Deployment"},
+	h := handler.ForControllerOf(schema.GroupKind{Group: "apps", Kind: "Deployment"}, meta.RESTScopeNamespace,
 		handler.IndexerLookup(deployments), handler.ObjectKey).EventHandler(printQueue{})
 
 	rs := func(uid string) *appsv1.ReplicaSet {
@@ -58,6 +59,23 @@ func ExampleForControllerOf() {
 	h.OnAdd(rs("5678"), false) // a leftover of an older "web": ignored
 	// Output:
 	// add [default/web] priority normal
+}
+
+// A cluster-scoped owner: a static pod's mirror Pod is controlled by its
+// Node, which has no namespace. meta.RESTScopeRoot makes the lookup ask for
+// the Node by name alone.
+func ExampleForControllerOf_clusterScoped() {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", UID: "42"}}
+	nodes := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	_ = nodes.Add(node)
+
+	h := handler.ForControllerOf(schema.GroupKind{Kind: "Node"}, meta.RESTScopeRoot,
+		handler.IndexerLookup(nodes), handler.ObjectKey).EventHandler(printQueue{})
+
+	h.OnAdd(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "etcd-node-1",
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(node, corev1.SchemeGroupVersion.WithKind("Node"))}}}, false)
+	// Output:
+	// add [node-1] priority normal
 }
 
 // Predicates narrow a handler: here, only Pods labelled app=web, and only

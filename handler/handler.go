@@ -11,28 +11,17 @@ import (
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
-// appendKeysFunc appends the keys of obj to dst and returns the result.
-// Appending rather than returning a slice lets the common one-key mappings
-// run without allocating.
-type appendKeysFunc[K comparable] func(dst []K, obj metav1.Object) []K
-
 // Handler maps informer events to keys. Build one with [ForObject],
-// [ForControllerOf] or [Map], narrow it with [Handler.WithPredicates], and
-// bind it to a queue with [Handler.EventHandler]. A Handler is an immutable
-// value: it can be copied and shared between controllers.
+// [ForControllerOf], [Map] or [MapEvent], narrow it with
+// [Handler.WithPredicates], and bind it to a queue with
+// [Handler.EventHandler]. A Handler is an immutable value: it can be copied
+// and shared between controllers.
 //
 // The zero Handler maps every event to no key.
 type Handler[K comparable] struct {
-	keys appendKeysFunc[K]
-	// eventKeys, when set, replaces keys: it sees the whole event.
-	eventKeys func(e Event) []K
-	// sameKeyForOld is set when the old and new object of an update always
-	// map to the same keys, so mapping the old object would be wasted work.
-	sameKeyForOld bool
-	// objectKey, set by ForObject, maps an object to its one key. The
-	// handler calls it directly: a key that never enters a slice needs no
-	// allocation of its own.
-	objectKey func(obj metav1.Object) K
+	// keys maps an event to its keys, possibly with repeats: the event
+	// handler adds each once. Nil maps every event to none.
+	keys      func(e Event) []K
 	predicate Predicate
 }
 
@@ -59,20 +48,13 @@ func (h Handler[K]) WithPredicates(predicates ...Predicate) Handler[K] {
 // Register it on an informer with AddEventHandler; the controller package's
 // Watch does this for you.
 func (h Handler[K]) EventHandler(q Queue[K]) cache.ResourceEventHandler {
-	e := &eventHandler[K]{h: h, q: q}
-	e.queue, _ = q.(*workqueue.Queue[K])
-	return e
+	return &eventHandler[K]{h: h, q: q}
 }
 
 // eventHandler is a Handler bound to a queue.
 type eventHandler[K comparable] struct {
 	h Handler[K]
 	q Queue[K]
-	// queue is q when it is ctrlkit's queue. Called directly rather than
-	// through the interface, it lets the compiler see that a single key
-	// does not outlive the call, so the key's one-element slice stays on
-	// the stack.
-	queue *workqueue.Queue[K]
 }
 
 func (e *eventHandler[K]) OnAdd(obj any, isInInitialList bool) {
@@ -108,57 +90,37 @@ func (e *eventHandler[K]) OnDelete(obj any) {
 }
 
 func (e *eventHandler[K]) handle(ev Event) {
-	if (e.h.keys == nil && e.h.eventKeys == nil) || (e.h.predicate != nil && !e.h.predicate.Allow(ev)) {
+	if e.h.keys == nil || (e.h.predicate != nil && !e.h.predicate.Allow(ev)) {
+		return
+	}
+	keys := withoutRepeats(e.h.keys(ev))
+	if len(keys) == 0 {
 		return
 	}
 	opts := workqueue.AddOpts{Priority: workqueue.PriorityNormal}
 	if ev.InInitialList || ev.IsResync() {
 		opts.Priority = workqueue.PriorityLow
 	}
-	if e.h.objectKey != nil {
-		e.addOne(opts, e.h.objectKey(ev.Object))
-		return
-	}
-	var keys []K
-	switch {
-	case e.h.eventKeys != nil:
-		keys = appendNew(nil, e.h.eventKeys(ev))
-	default:
-		keys = e.h.keys(nil, ev.Object)
-		if ev.Type == Update && !e.h.sameKeyForOld {
-			keys = appendNew(keys, e.h.keys(nil, ev.OldObject))
-		}
-	}
-	if len(keys) > 0 {
-		e.q.AddWithOpts(opts, keys...)
-	}
+	e.q.AddWithOpts(opts, keys...)
 }
 
-// addOne adds key: the path of ForObject, one key per event.
-func (e *eventHandler[K]) addOne(opts workqueue.AddOpts, key K) {
-	if e.queue != nil {
-		e.queue.AddWithOpts(opts, key)
-		return
+// withoutRepeats returns keys with each key once, where it first appears.
+// A set keeps it linear: one event may map to thousands of keys (every Pod
+// a Node runs, say). Keys may belong to the mapping function, which may
+// hand the same slice out again, so they are copied, not compacted.
+func withoutRepeats[K comparable](keys []K) []K {
+	if len(keys) < 2 {
+		return keys
 	}
-	e.q.AddWithOpts(opts, key)
-}
-
-// appendNew appends the keys of more that dst lacks. Events map to a handful
-// of keys, so a linear scan beats a set.
-func appendNew[K comparable](dst, more []K) []K {
-	for _, k := range more {
-		found := false
-		for _, d := range dst {
-			if d == k {
-				found = true
-				break
-			}
-		}
-		if !found {
-			dst = append(dst, k)
+	seen := make(map[K]struct{}, len(keys))
+	unique := make([]K, 0, len(keys))
+	for _, k := range keys {
+		if _, ok := seen[k]; !ok {
+			seen[k] = struct{}{}
+			unique = append(unique, k)
 		}
 	}
-	return dst
+	return unique
 }
 
 // objectMeta returns obj's metadata, reporting objects without any.

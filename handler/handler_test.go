@@ -17,6 +17,9 @@ var (
 	normal = workqueue.AddOpts{Priority: workqueue.PriorityNormal}
 )
 
+// Every ctrlkit queue is a handler.Queue.
+var _ handler.Queue[string] = workqueue.Interface[string](nil)
+
 func TestForObjectPriorities(t *testing.T) {
 	q := &recordingQueue[string]{}
 	h := handler.ForObject(handler.ObjectKey).EventHandler(q)

@@ -53,3 +53,8 @@ func ownedBy(ns, rsName, apiVersion, kind, owner string, uid types.UID, rv strin
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: owner, UID: uid, Controller: &yes}},
 	}}
 }
+
+// discardQueue is a handler.Queue that drops every add.
+type discardQueue[K comparable] struct{}
+
+func (discardQueue[K]) AddWithOpts(workqueue.AddOpts, ...K) {}

@@ -1,6 +1,8 @@
 package handler
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -27,24 +29,20 @@ func ObjectNamespacedName(obj metav1.Object) types.NamespacedName {
 // An object's key must not change over its life (as namespace and name do
 // not), since updates only map the new object.
 func ForObject[K comparable](key func(obj metav1.Object) K) Handler[K] {
-	return Handler[K]{
-		keys: func(dst []K, obj metav1.Object) []K {
-			return append(dst, key(obj))
-		},
-		sameKeyForOld: true,
-		objectKey:     key,
-	}
+	return Handler[K]{keys: func(e Event) []K { return []K{key(e.Object)} }}
 }
 
 // Map returns a Handler that enqueues the keys mapKeys returns for each
 // event's object (for updates, for both the old and the new object). mapKeys
-// may return nil to enqueue nothing.
+// may return nil to enqueue nothing; a key it returns more than once is
+// added once.
 func Map[K comparable](mapKeys func(obj metav1.Object) []K) Handler[K] {
-	return Handler[K]{
-		keys: func(dst []K, obj metav1.Object) []K {
-			return appendNew(dst, mapKeys(obj))
-		},
-	}
+	return Handler[K]{keys: func(e Event) []K {
+		if e.Type == Update {
+			return slices.Concat(mapKeys(e.Object), mapKeys(e.OldObject))
+		}
+		return mapKeys(e.Object)
+	}}
 }
 
 // MapEvent returns a Handler that enqueues the keys mapEvent returns for
@@ -55,5 +53,5 @@ func Map[K comparable](mapKeys func(obj metav1.Object) []K) Handler[K] {
 // controller". Tombstones are unwrapped and the priority is chosen as for
 // every Handler; duplicate keys are added once.
 func MapEvent[K comparable](mapEvent func(e Event) []K) Handler[K] {
-	return Handler[K]{eventKeys: mapEvent}
+	return Handler[K]{keys: mapEvent}
 }

@@ -1,9 +1,12 @@
 package handler_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
@@ -26,7 +29,7 @@ func deploymentStore(t *testing.T, objs ...metav1.Object) cache.Indexer {
 
 func TestForControllerOf(t *testing.T) {
 	store := deploymentStore(t, deployment("ns", "web", "uid-web"), deployment("ns", "api", "uid-api"))
-	h := handler.ForControllerOf(deploymentKind, handler.IndexerLookup(store), handler.ObjectKey)
+	h := handler.ForControllerOf(deploymentKind, meta.RESTScopeNamespace, handler.IndexerLookup(store), handler.ObjectKey)
 
 	for _, tc := range []struct {
 		name string
@@ -61,7 +64,7 @@ func TestForControllerOfNotAController(t *testing.T) {
 	no := false
 	rs.OwnerReferences[0].Controller = &no
 	q := &recordingQueue[string]{}
-	handler.ForControllerOf(deploymentKind, nil, handler.ObjectKey).EventHandler(q).OnAdd(rs, false)
+	handler.ForControllerOf(deploymentKind, meta.RESTScopeNamespace, nil, handler.ObjectKey).EventHandler(q).OnAdd(rs, false)
 	if got := q.take(); len(got) != 0 {
 		t.Errorf("a non-controller owner reference enqueued %v", got)
 	}
@@ -70,7 +73,7 @@ func TestForControllerOfNotAController(t *testing.T) {
 func TestForControllerOfUpdateWakesOldAndNewOwner(t *testing.T) {
 	store := deploymentStore(t, deployment("ns", "web", "uid-web"), deployment("ns", "api", "uid-api"))
 	q := &recordingQueue[string]{}
-	h := handler.ForControllerOf(deploymentKind, handler.IndexerLookup(store), handler.ObjectKey).EventHandler(q)
+	h := handler.ForControllerOf(deploymentKind, meta.RESTScopeNamespace, handler.IndexerLookup(store), handler.ObjectKey).EventHandler(q)
 	h.OnUpdate(ownedBy("ns", "rs", "apps/v1", "Deployment", "web", "uid-web", "1"),
 		ownedBy("ns", "rs", "apps/v1", "Deployment", "api", "uid-api", "2"))
 	h.OnUpdate(ownedBy("ns", "rs", "apps/v1", "Deployment", "web", "uid-web", "2"),
@@ -84,7 +87,7 @@ func TestForControllerOfUpdateWakesOldAndNewOwner(t *testing.T) {
 func TestForControllerOfTombstone(t *testing.T) {
 	store := deploymentStore(t, deployment("ns", "web", "uid-web"))
 	q := &recordingQueue[string]{}
-	h := handler.ForControllerOf(deploymentKind, handler.IndexerLookup(store), handler.ObjectKey).EventHandler(q)
+	h := handler.ForControllerOf(deploymentKind, meta.RESTScopeNamespace, handler.IndexerLookup(store), handler.ObjectKey).EventHandler(q)
 	h.OnDelete(cache.DeletedFinalStateUnknown{Key: "ns/rs", Obj: ownedBy("ns", "rs", "apps/v1", "Deployment", "web", "uid-web", "1")})
 	want := []add[string]{{normal, []string{"ns/web"}}}
 	if diff := cmp.Diff(want, q.take(), cmp.AllowUnexported(add[string]{})); diff != "" {
@@ -95,7 +98,7 @@ func TestForControllerOfTombstone(t *testing.T) {
 func TestForControllerOfWithoutLookupTrustsTheReference(t *testing.T) {
 	q := &recordingQueue[string]{}
 	var seen metav1.Object
-	h := handler.ForControllerOf(deploymentKind, nil, func(o metav1.Object) string {
+	h := handler.ForControllerOf(deploymentKind, meta.RESTScopeNamespace, nil, func(o metav1.Object) string {
 		seen = o
 		return handler.ObjectKey(o)
 	}).EventHandler(q)
@@ -106,4 +109,71 @@ func TestForControllerOfWithoutLookupTrustsTheReference(t *testing.T) {
 	if seen.GetUID() != "uid-web" {
 		t.Errorf("owner stub UID = %q, want the reference's", seen.GetUID())
 	}
+}
+
+var nodeKind = schema.GroupKind{Kind: "Node"}
+
+// mirrorPod is the mirror Pod of a static pod on node: the Node, a
+// cluster-scoped object, is its controller.
+func mirrorPod(node *corev1.Node) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "etcd-" + node.Name,
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(node, corev1.SchemeGroupVersion.WithKind("Node"))}}}
+}
+
+func TestForControllerOfClusterScopedOwner(t *testing.T) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", UID: "uid-n1"}}
+	stale := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", UID: "uid-old"}}
+	nodes := deploymentStore(t, node)
+	q := &recordingQueue[string]{}
+	h := handler.ForControllerOf(nodeKind, meta.RESTScopeRoot, handler.IndexerLookup(nodes), handler.ObjectKey).EventHandler(q)
+	h.OnAdd(mirrorPod(node), false)
+	h.OnAdd(mirrorPod(stale), false) // a leftover of an older n1: ignored
+	want := []add[string]{{normal, []string{"n1"}}}
+	if diff := cmp.Diff(want, q.take(), cmp.AllowUnexported(add[string]{})); diff != "" {
+		t.Errorf("adds (-want +got):\n%s", diff)
+	}
+}
+
+// TestForControllerOfLookupSeesTheOwnersNamespace: a lookup is asked for a
+// namespaced owner in the dependent's namespace and for a cluster-scoped
+// one with no namespace.
+func TestForControllerOfLookupSeesTheOwnersNamespace(t *testing.T) {
+	for _, tc := range []struct {
+		scope meta.RESTScope
+		kind  schema.GroupKind
+		obj   metav1.Object
+		want  string
+	}{
+		{meta.RESTScopeNamespace, deploymentKind, ownedBy("ns", "rs", "apps/v1", "Deployment", "web", "uid-web", "1"), "ns"},
+		{meta.RESTScopeRoot, nodeKind, mirrorPod(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}), ""},
+	} {
+		asked := []string{}
+		lookup := func(namespace, name string) (metav1.Object, error) {
+			asked = append(asked, namespace)
+			return nil, fmt.Errorf("%s not found", name)
+		}
+		handler.ForControllerOf(tc.kind, tc.scope, lookup, handler.ObjectKey).EventHandler(&recordingQueue[string]{}).OnAdd(tc.obj, false)
+		if diff := cmp.Diff([]string{tc.want}, asked); diff != "" {
+			t.Errorf("%s owner: namespaces asked (-want +got):\n%s", tc.scope.Name(), diff)
+		}
+	}
+}
+
+func TestForControllerOfClusterScopedWithoutLookup(t *testing.T) {
+	q := &recordingQueue[string]{}
+	handler.ForControllerOf(nodeKind, meta.RESTScopeRoot, nil, handler.ObjectKey).EventHandler(q).
+		OnAdd(mirrorPod(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", UID: "uid-n1"}}), false)
+	want := []add[string]{{normal, []string{"n1"}}}
+	if diff := cmp.Diff(want, q.take(), cmp.AllowUnexported(add[string]{})); diff != "" {
+		t.Errorf("adds (-want +got):\n%s", diff)
+	}
+}
+
+func TestForControllerOfNeedsAScope(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("ForControllerOf with a nil scope did not panic")
+		}
+	}()
+	handler.ForControllerOf(deploymentKind, nil, nil, handler.ObjectKey)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/deployment"
+	"github.com/ctrlkit/ctrlkit/handler"
 )
 
 // startController runs ctrlkit's Deployment controller in this process,
@@ -25,11 +26,10 @@ func startController(ctx context.Context, cfg *rest.Config, ns string) (stop fun
 	if err != nil {
 		return nil, err
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
-	// Lean informers, as the deployment-controller binary uses by default.
-	if err := deployment.UseLeanInformers(factory, ns); err != nil {
-		return nil, err
-	}
+	// Informers as the deployment-controller binary makes them: no
+	// managedFields in the caches.
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
+		informers.WithTransform(handler.StripManagedFields))
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events(ns)})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ctrlkit-deployment-controller"})

@@ -17,9 +17,6 @@ type options struct {
 	managerflags.Options
 	// ConcurrentDeploymentSyncs is the number of workers.
 	ConcurrentDeploymentSyncs int
-	// LeanInformers selects ctrlkit's lean informers (handler/informer)
-	// over client-go's for Deployments, ReplicaSets and Pods.
-	LeanInformers bool
 }
 
 // parseOptions parses args (without the program name) with
@@ -29,15 +26,12 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	o := &options{
 		Options:                   managerflags.Defaults(component),
 		ConcurrentDeploymentSyncs: 5,
-		LeanInformers:             true,
 	}
 	fs := flag.NewFlagSet("deployment-controller", flag.ContinueOnError)
 	fs.SetOutput(output)
 	o.AddFlags(fs)
 	fs.IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs,
 		"The number of deployment objects that are allowed to sync concurrently. Larger number = more responsive deployments, but more CPU (and network) load.")
-	fs.BoolVar(&o.LeanInformers, "lean-informers", o.LeanInformers,
-		"Watch Deployments, ReplicaSets and Pods with ctrlkit's lean informers, which call the controller's handlers on the watch's goroutine (about half the CPU per event); false uses client-go's shared informers.")
 	if err := managerflags.Parse(fs, args); err != nil {
 		return nil, err
 	}

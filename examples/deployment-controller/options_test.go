@@ -43,7 +43,6 @@ func TestParseOptionsDefaultsAreKubeControllerManagers(t *testing.T) {
 			},
 		},
 		ConcurrentDeploymentSyncs: 5,
-		LeanInformers:             true, // ours, not kube-controller-manager's: same events, less CPU
 	}
 	if diff := cmp.Diff(want, o, cmpopts.IgnoreFields(manager.Options{}, "Logger")); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -55,7 +54,6 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 		"--kubeconfig=/etc/kubeconfig",
 		"--master", "https://10.0.0.1:6443",
 		"--concurrent-deployment-syncs=50",
-		"--lean-informers=false",
 		"--kube-api-qps=200.5",
 		"--kube-api-burst=300",
 		"--kube-api-content-type=application/json",

@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlkit/ctrlkit/controller"
@@ -37,22 +36,9 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (m
 	}
 	// No periodic resync: kube-controller-manager's default resync only
 	// replays the cache, and every change already arrives as an event.
-	factory := informers.NewSharedInformerFactory(client, 0)
-	if o.LeanInformers {
-		if err := deployment.UseLeanInformers(factory, ""); err != nil {
-			return nil, nil, err
-		}
-	}
 	// managedFields are never read: dropping them roughly halves the caches.
-	for _, inf := range []cache.SharedIndexInformer{
-		factory.Apps().V1().Deployments().Informer(),
-		factory.Apps().V1().ReplicaSets().Informer(),
-		factory.Core().V1().Pods().Informer(),
-	} {
-		if err := inf.SetTransform(handler.StripManagedFields); err != nil {
-			return nil, nil, err
-		}
-	}
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
+		informers.WithTransform(handler.StripManagedFields))
 	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{
 		Controller: controller.Options[string]{
 			Workers:  o.ConcurrentDeploymentSyncs,

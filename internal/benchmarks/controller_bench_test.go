@@ -11,15 +11,12 @@ package benchmarks
 //   - bare-queue: a hand-written informer handler and worker loop on
 //     ctrlkit's workqueue, no metrics: the floor a controller can reach.
 //
-// Three event sources, each fed b.N+1 new ConfigMaps (distinct keys):
+// Two event sources, each fed b.N+1 new ConfigMaps (distinct keys):
 //
 //   - Informer: client-go's shared informer over the fake clientset, its
 //     watch fed by a FakeWatcher, so every event goes through the reflector,
 //     the FIFO, the store and the informer's per-handler buffers; this is
 //     what controller-runtime's cache runs;
-//   - LeanInformer: ctrlkit's handler/informer over the same kind of watch:
-//     client-go's reflector, a store filed by namespace, handlers called on
-//     the reflector's goroutine;
 //   - Direct: a custom informer that calls the registered handler at once,
 //     leaving only the controllers' own cost.
 //
@@ -38,22 +35,17 @@ package benchmarks
 // Measured 2026-11-30 21:07 and 21:17 UTC on 2 shared cores, load average
 // 1.0-1.6, two series of -count=10, medians (wall reconciles/s):
 //
-//	                     Informer     LeanInformer   Direct
-//	ctrlkit              388k  366k   632k  543k      944k 1043k
-//	ctrlkit-nometrics    377k  357k   728k  723k     1752k 1639k
-//	controller-runtime   127k  120k   126k  118k      134k  123k
-//	bare-queue           366k  330k   759k  731k     2190k 1805k
+//	                     Informer      Direct
+//	ctrlkit              388k  366k     944k 1043k
+//	ctrlkit-nometrics    377k  357k    1752k 1639k
+//	controller-runtime   127k  120k     134k  123k
+//	bare-queue           366k  330k    2190k 1805k
 //
-// Without metrics (the default), ctrlkit on the lean informer is 5.8-6.1x
-// controller-runtime on the same informer and within 1.01-1.04x of the
-// bare queue. With metrics it is 5.0x and 4.6x controller-runtime and
-// 1.20x and 1.35x the bare queue (over five series of the lean informer
-// alone, 4.6-5.25x, median 5.0x, and 1.12-1.35x, median 1.15x): the metrics (controller-runtime's names, buckets and
-// native histogram, and the seven workqueue series) cost 360-740 ns of CPU
-// per reconcile here, and their cost swings more between series than any
-// other variant's. On client-go's informer every ctrlkit variant is within
-// 1.06x of the bare queue (or faster) and 2.9-3.1x controller-runtime: that
-// informer is the floor there.
+// On client-go's informer every ctrlkit variant is within 1.06x of the bare
+// queue (or faster) and 2.9-3.1x controller-runtime: that informer is the
+// floor there. With the informer out of the way (Direct), the metrics
+// (controller-runtime's names, buckets and native histogram, and the seven
+// workqueue series) cost 350-490 ns of wall time per reconcile.
 //
 // The controller's workers and the bare queue loop both use Get and Done,
 // as client-go's loop does.
@@ -84,7 +76,6 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/handler"
-	"github.com/ctrlkit/ctrlkit/handler/informer"
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
@@ -224,16 +215,6 @@ var eventSources = []eventSource{
 		})
 		informer := informers.NewSharedInformerFactory(client, 0).Core().V1().ConfigMaps().Informer()
 		return informer, informer.RunWithContext, func(obj *corev1.ConfigMap) { w.Add(obj) }
-	}},
-	{"LeanInformer", func(b *testing.B, n int) (cache.SharedIndexInformer, func(context.Context), func(*corev1.ConfigMap)) {
-		w := watch.NewFakeWithChanSize(n, false)
-		client := fake.NewClientset()
-		client.PrependWatchReactor("configmaps", func(clienttesting.Action) (bool, watch.Interface, error) {
-			return true, w, nil
-		})
-		lw := informer.ListWatch(client.CoreV1().ConfigMaps(""), client)
-		inf := informer.New(lw, &corev1.ConfigMap{}, informer.Options{})
-		return inf, inf.RunWithContext, func(obj *corev1.ConfigMap) { w.Add(obj) }
 	}},
 	{"Direct", func(b *testing.B, n int) (cache.SharedIndexInformer, func(context.Context), func(*corev1.ConfigMap)) {
 		informer := newDirectInformer()

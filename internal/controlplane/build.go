@@ -218,16 +218,20 @@ func versionLDFlags(version string) string {
 	return strings.Join(flags, " ")
 }
 
-// goCommand finds the go command: on PATH, else in the toolchain that built us.
+// goCommand finds the go command: on PATH (go test puts its own toolchain's
+// bin first there), else in $GOROOT/bin. The GOROOT compiled into this binary
+// is not asked: it names the machine that built it, not this one.
 func goCommand() (string, error) {
 	if p, err := exec.LookPath("go"); err == nil {
 		return p, nil
 	}
-	p := filepath.Join(runtime.GOROOT(), "bin", exeName("go"))
-	if _, err := os.Stat(p); err != nil {
-		return "", errors.New("the go command is needed to build the control plane, and is neither on PATH nor in GOROOT")
+	if root := os.Getenv("GOROOT"); root != "" {
+		p := filepath.Join(root, "bin", exeName("go"))
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
 	}
-	return p, nil
+	return "", errors.New("the go command is needed to build the control plane, and is neither on PATH nor in $GOROOT/bin")
 }
 
 // goEnv is the environment of every go command run: static binaries, the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/deployment"
+	"github.com/ctrlkit/ctrlkit/handler"
 	"github.com/ctrlkit/ctrlkit/internal/controlplane"
 )
 
@@ -61,12 +62,10 @@ func startOurController(t *testing.T, cp *controlplane.ControlPlane, ns string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
-	// The lean informers, as the deployment-controller binary uses by
-	// default: every scenario then checks them on a real API server too.
-	if err := deployment.UseLeanInformers(factory, ns); err != nil {
-		t.Fatal(err)
-	}
+	// Informers as the deployment-controller binary makes them, managedFields
+	// stripped, so every scenario checks the transform on a real API server too.
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
+		informers.WithTransform(handler.StripManagedFields))
 	broadcaster := record.NewBroadcaster(record.WithContext(t.Context()))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events(ns)})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ctrlkit-deployment-controller"})

@@ -23,7 +23,6 @@ type config struct {
 	controllers   []controllerKind
 	nodes         int // zero: enough for the pods, see nodeCount
 	workers       int
-	leanInformers bool // our controller on handler/informer's informers
 	qps           float64
 	burst         int
 	createWorkers int
@@ -56,7 +55,6 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	which := fs.String("controller", "both", "Deployment controller to measure: ours, upstream or both")
 	fs.IntVar(&c.nodes, "nodes", 0, "number of kwok `nodes` (0: enough for twice the pods, 1000 pods a node)")
 	fs.IntVar(&c.workers, "workers", 5, "our controller's `workers` (kube-controller-manager runs 5)")
-	fs.BoolVar(&c.leanInformers, "lean-informers", true, "run our controller on ctrlkit's lean informers (false: client-go's), as the deployment-controller binary does by default")
 	fs.Float64Var(&c.qps, "qps", 500, "client `QPS` of our controller and of kube-controller-manager")
 	fs.IntVar(&c.burst, "burst", 1000, "client `burst` of our controller (kube-controller-manager's is twice -qps)")
 	fs.IntVar(&c.createWorkers, "create-workers", 50, "concurrent `requests` the benchmark uses to create and patch Deployments")

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/deployment"
+	"github.com/ctrlkit/ctrlkit/handler"
 )
 
 // eventSource is the component our controller's events come from, the same
@@ -82,13 +83,9 @@ func startOurs(ctx context.Context, base *rest.Config, cfg config) (*runningCont
 	}
 
 	runCtx, cancel := context.WithCancel(ctx)
-	factory := informers.NewSharedInformerFactory(client, 0)
-	if cfg.leanInformers {
-		if err := deployment.UseLeanInformers(factory, ""); err != nil {
-			cancel()
-			return nil, err
-		}
-	}
+	// Informers as the deployment-controller binary makes them.
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
+		informers.WithTransform(handler.StripManagedFields))
 	broadcaster := record.NewBroadcaster(record.WithContext(runCtx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: eventSource})

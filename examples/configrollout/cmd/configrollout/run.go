@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlkit/ctrlkit/controller"
@@ -35,16 +34,8 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (m
 	if err != nil {
 		return nil, nil, err
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(o.Namespace))
-	for _, inf := range []cache.SharedIndexInformer{
-		factory.Apps().V1().Deployments().Informer(),
-		factory.Core().V1().ConfigMaps().Informer(),
-		factory.Core().V1().Secrets().Informer(),
-	} {
-		if err := inf.SetTransform(handler.StripManagedFields); err != nil {
-			return nil, nil, err
-		}
-	}
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(o.Namespace),
+		informers.WithTransform(handler.StripManagedFields))
 	ctrl, err := configrollout.New(client, factory, recorder, controller.Options[string]{
 		Workers:  o.ConcurrentSyncs,
 		Logger:   klog.FromContext(ctx),
