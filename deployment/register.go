@@ -37,7 +37,8 @@ type Options struct {
 	// Controller configures the controller (workers, logger, metrics,
 	// clock...). Its RateLimiter defaults to the controller package's, which
 	// is upstream's: per key 5 ms doubling to 1000 s, under an overall 10 qps
-	// bucket. A zero MaxRetries means MaxRetries (15), upstream's.
+	// bucket. A zero MaxRetries means MaxRetries (15), upstream's, unless
+	// Queue is set (the queue then decides).
 	//
 	// Its Clock is the only clock: it times the queue's delays and tells the
 	// Reconciler the time for progress deadlines, so a requeue for a
@@ -99,7 +100,7 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 	}
 
 	copts := opts.Controller
-	if copts.MaxRetries == 0 {
+	if copts.MaxRetries == 0 && copts.Queue == nil {
 		copts.MaxRetries = MaxRetries
 	}
 	ctrl, err := controller.New(ControllerName, controller.Reconciler[string](r), copts)
