@@ -557,6 +557,45 @@ func TestSyncMatchesUpstream(t *testing.T) {
 			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromInt32(0)), MaxUnavailable: ptr.To(intstr.FromInt32(0))}
 			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 4, 4, 60))}
 		}, ""},
+		// Issue 18: upstream cuts the desired-replicas annotation to an int32
+		// in its saturation check, so 2^32+4 counts as 4.
+		{"desired-replicas beyond int32 on a saturated new set (rolling, paused)", func() syncWorld {
+			d := dep("foo", 4, "v2")
+			d.Spec.Paused = true
+			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromString("99%")), MaxUnavailable: ptr.To(intstr.FromString("25%"))}
+			d.Annotations = map[string]string{ours.RevisionAnnotation: "2"}
+			cur := rsFor(d, "v2", "2", 4, 4, 1)
+			cur.Annotations[ours.DesiredReplicasAnnotation] = "4294967300"
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 3, 3, 60), cur)}
+		}, ""},
+		{"desired-replicas beyond int32 on a saturated new set (recreate, paused)", func() syncWorld {
+			d := dep("foo", 4, "v3")
+			d.Spec.Paused = true
+			d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+			d.Annotations = map[string]string{ours.RevisionAnnotation: "3"}
+			cur := rsFor(d, "v3", "3", 4, 4, 1)
+			cur.Annotations[ours.DesiredReplicasAnnotation] = "4294967300"
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 3, 3, 90), rsFor(d, "v2", "2", 2, 2, 60), cur)}
+		}, ""},
+		// Issue 18: with parsed and unparsable revisions mixed, which old sets
+		// the history cleanup deletes depends on the sort algorithm.
+		{"history cleanup over 14 old sets with unparsable revisions", func() syncWorld {
+			d := dep("foo", 6, "v-new")
+			d.Spec.RevisionHistoryLimit = ptr.To[int32](2)
+			d.Annotations = map[string]string{ours.RevisionAnnotation: "17"}
+			d.Status = appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 6, UpdatedReplicas: 6, ReadyReplicas: 6, AvailableReplicas: 6}
+			w := objs(d, rsFor(d, "v-new", "17", 6, 6, 1))
+			// Oldest first; "" is a set without a revision annotation.
+			revisions := []string{"14", "1", "10", "4", "x1", "9", "16", "", "7", "", "abc", "8", "", "2"}
+			for i, rev := range revisions {
+				old := rsFor(d, fmt.Sprintf("v%d", i), rev, 0, 0, 200-10*i)
+				if rev == "" {
+					delete(old.Annotations, ours.RevisionAnnotation)
+				}
+				w = append(w, old)
+			}
+			return syncWorld{cached: w}
+		}, ""},
 		{"percentages above 100", func() syncWorld {
 			d := dep("foo", 4, "v2")
 			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromString("300%")), MaxUnavailable: ptr.To(intstr.FromString("150%"))}
