@@ -33,6 +33,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2/ktesting"
 	upstream "k8s.io/kubernetes/pkg/controller/deployment"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -42,13 +43,38 @@ import (
 )
 
 // outcome is what one sync pass did, in a form both controllers can be
-// compared on: the writes (and live reads) in order, the events, and
-// whether it failed.
+// compared on: the writes (and live reads) in order, the events, whether it
+// failed, and what it asked of the queue.
 type outcome struct {
 	Actions []string
 	Events  []string
 	Failed  bool
+	Requeue requeue
 }
+
+// requeue is what a pass asks of its queue besides retrying an error: a
+// rate-limited retry soon (upstream's AddRateLimited when under a second is
+// left before the progress deadline), a check after a delay, or nothing.
+//
+// Ours returns the delay instead; with under a second left it waits until
+// just past the deadline rather than retrying at once (see deployment's
+// doc.go), which counts as Soon here.
+type requeue struct {
+	Soon  bool
+	After time.Duration
+}
+
+// sameOutcome compares outcomes, taking two delays within a second of each
+// other as the same: each controller reads its own clock.
+var sameOutcome = cmp.Comparer(func(a, b requeue) bool {
+	return a.Soon == b.Soon && (a.After-b.After).Abs() < time.Second
+})
+
+// oursSoonBelow separates ours' two kinds of delay: "just past the
+// deadline" is under a second (plus a few milliseconds of slack), a
+// progress check is at least a second past the deadline, which is at least
+// a second away.
+const oursSoonBelow = 1500 * time.Millisecond
 
 // syncWorld is the state one pass starts from: what the caches hold and
 // what the API server holds (the same unless served is set).
@@ -64,9 +90,26 @@ func (w syncWorld) servedObjects() []runtime.Object {
 	return w.cached
 }
 
-// runUpstream runs kube-controller-manager's syncDeployment once for key.
-func runUpstream(t *testing.T, w syncWorld, key string, start time.Time) (outcome, *fake.Clientset) {
+// testContext is a context whose logger writes to t.
+func testContext(t *testing.T) context.Context {
 	_, ctx := ktesting.NewTestContext(t)
+	return ctx
+}
+
+// queueRecorder stands in for upstream's work queue and records the
+// requeues a sync asks for.
+type queueRecorder struct {
+	workqueue.TypedRateLimitingInterface[string]
+	got *requeue
+}
+
+func (q queueRecorder) AddRateLimited(string)                  { q.got.Soon = true }
+func (q queueRecorder) AddAfter(_ string, after time.Duration) { q.got.After = after }
+
+// runUpstream runs kube-controller-manager's syncDeployment once for key.
+func runUpstream(ctx context.Context, t *testing.T, w syncWorld, key string, start time.Time) (outcome, *fake.Clientset) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	client := fake.NewClientset(copies(w.servedObjects())...)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	dInf, rsInf, podInf := factory.Apps().V1().Deployments(), factory.Apps().V1().ReplicaSets(), factory.Core().V1().Pods()
@@ -74,18 +117,22 @@ func runUpstream(t *testing.T, w syncWorld, key string, start time.Time) (outcom
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer getUnexported(dc, "eventBroadcaster").(record.EventBroadcaster).Shutdown()
 	recorder := record.NewFakeRecorder(100)
 	setUnexported(dc, "eventRecorder", record.EventRecorder(recorder))
+	var rq requeue
+	queue := getUnexported(dc, "queue").(workqueue.TypedRateLimitingInterface[string])
+	queue.ShutDown()
+	setUnexported(dc, "queue", workqueue.TypedRateLimitingInterface[string](queueRecorder{queue, &rq}))
 	fill(t, dInf.Informer().GetIndexer(), rsInf.Informer().GetIndexer(), podInf.Informer().GetIndexer(), w.cached)
 	client.ClearActions()
 	sync := getUnexported(dc, "syncHandler").(func(context.Context, string) error)
 	err = sync(ctx, key)
-	return outcome{Actions: normalizeActions(t, client.Actions(), start), Events: drain(recorder), Failed: err != nil}, client
+	return outcome{Actions: normalizeActions(t, client.Actions(), start), Events: drain(recorder), Failed: err != nil, Requeue: rq}, client
 }
 
 // runOurs runs our Reconcile once for key.
-func runOurs(t *testing.T, w syncWorld, key string, start time.Time) (outcome, *fake.Clientset) {
-	_, ctx := ktesting.NewTestContext(t)
+func runOurs(ctx context.Context, t *testing.T, w syncWorld, key string, start time.Time) (outcome, *fake.Clientset) {
 	client := fake.NewClientset(copies(w.servedObjects())...)
 	dIdx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	rsIdx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
@@ -103,8 +150,16 @@ func runOurs(t *testing.T, w syncWorld, key string, start time.Time) (outcome, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = r.Reconcile(ctx, key)
-	return outcome{Actions: normalizeActions(t, client.Actions(), start), Events: drain(recorder), Failed: err != nil}, client
+	res, err := r.Reconcile(ctx, key)
+	var rq requeue
+	switch {
+	case res.RequeueAfter <= 0:
+	case res.RequeueAfter < oursSoonBelow:
+		rq.Soon = true
+	default:
+		rq.After = res.RequeueAfter
+	}
+	return outcome{Actions: normalizeActions(t, client.Actions(), start), Events: drain(recorder), Failed: err != nil, Requeue: rq}, client
 }
 
 func fill(t *testing.T, d, rs, pods cache.Indexer, objs []runtime.Object) {
@@ -605,9 +660,9 @@ func TestSyncMatchesUpstream(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			start := time.Now()
-			want, _ := runUpstream(t, sc.world(), ns+"/foo", start)
-			got, _ := runOurs(t, sc.world(), ns+"/foo", start)
-			if diff := cmp.Diff(want, got); diff != "" {
+			want, _ := runUpstream(testContext(t), t, sc.world(), ns+"/foo", start)
+			got, _ := runOurs(testContext(t), t, sc.world(), ns+"/foo", start)
+			if diff := cmp.Diff(want, got, sameOutcome); diff != "" {
 				if sc.known != "" {
 					t.Skipf("known difference (%s):\n%s", sc.known, diff)
 				}
@@ -616,7 +671,7 @@ func TestSyncMatchesUpstream(t *testing.T) {
 				t.Errorf("the known difference (%s) is gone: drop the mark", sc.known)
 			}
 			if testing.Verbose() {
-				t.Logf("upstream: %d actions, %d events, failed=%v\n%s\n%s", len(want.Actions), len(want.Events), want.Failed,
+				t.Logf("upstream: %d actions, %d events, failed=%v, requeue=%+v\n%s\n%s", len(want.Actions), len(want.Events), want.Failed, want.Requeue,
 					strings.Join(want.Actions, "\n"), strings.Join(want.Events, "\n"))
 			}
 		})
@@ -794,9 +849,9 @@ func TestRolloutsMatchUpstream(t *testing.T) {
 					tt.between(pass, &w)
 				}
 				start := time.Now()
-				want, upstreamClient := runUpstream(t, w, ns+"/foo", start)
-				got, _ := runOurs(t, w, ns+"/foo", start)
-				if diff := cmp.Diff(want, got); diff != "" {
+				want, upstreamClient := runUpstream(testContext(t), t, w, ns+"/foo", start)
+				got, _ := runOurs(testContext(t), t, w, ns+"/foo", start)
+				if diff := cmp.Diff(want, got, sameOutcome); diff != "" {
 					t.Fatalf("pass %d: ours differs from upstream (-upstream +ours):\n%s", pass, diff)
 				}
 				passes++
