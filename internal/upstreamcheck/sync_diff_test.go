@@ -23,10 +23,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	appslisters "k8s.io/client-go/listers/apps/v1"
@@ -77,10 +79,19 @@ var sameOutcome = cmp.Comparer(func(a, b requeue) bool {
 const oursSoonBelow = 1500 * time.Millisecond
 
 // syncWorld is the state one pass starts from: what the caches hold and
-// what the API server holds (the same unless served is set).
+// what the API server holds (the same unless served is set), and requests
+// the API server refuses.
 type syncWorld struct {
-	cached []runtime.Object
-	served []runtime.Object // nil: same as cached
+	cached   []runtime.Object
+	served   []runtime.Object // nil: same as cached
+	refusals []refusal
+}
+
+// refusal makes the fake API server fail every request with verb on
+// resource (which may name a subresource: "deployments/status").
+type refusal struct {
+	verb, resource string
+	err            error
 }
 
 func (w syncWorld) servedObjects() []runtime.Object {
@@ -106,11 +117,46 @@ type queueRecorder struct {
 func (q queueRecorder) AddRateLimited(string)                  { q.got.Soon = true }
 func (q queueRecorder) AddAfter(_ string, after time.Duration) { q.got.After = after }
 
+// newFakeClient is a fake API server holding copies of w's served objects
+// and refusing what w says it refuses.
+//
+// It is the fake without field management: NewClientset's tracker builds a
+// REST mapper of the whole scheme on every update, which makes a pass cost
+// tens of milliseconds, and neither controller uses server-side apply.
+//
+// Like the API server, it refuses a ReplicaSet of negative size, which
+// int32 overflows in either controller's arithmetic can produce.
+func newFakeClient(w syncWorld) *fake.Clientset {
+	//lint:ignore SA1019 field management is what this fake leaves out on purpose
+	client := fake.NewSimpleClientset(copies(w.servedObjects())...)
+	for _, r := range w.refusals {
+		resource, subresource, _ := strings.Cut(r.resource, "/")
+		client.PrependReactor(r.verb, resource, func(a clienttesting.Action) (bool, runtime.Object, error) {
+			return a.GetSubresource() == subresource, nil, r.err
+		})
+	}
+	client.PrependReactor("*", "replicasets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		var rs *appsv1.ReplicaSet
+		switch a := a.(type) {
+		case clienttesting.CreateAction:
+			rs, _ = a.GetObject().(*appsv1.ReplicaSet)
+		case clienttesting.UpdateAction:
+			rs, _ = a.GetObject().(*appsv1.ReplicaSet)
+		}
+		if rs == nil || rs.Spec.Replicas == nil || *rs.Spec.Replicas >= 0 {
+			return false, nil, nil
+		}
+		return true, nil, apierrors.NewInvalid(appsv1.SchemeGroupVersion.WithKind("ReplicaSet").GroupKind(), rs.Name, field.ErrorList{
+			field.Invalid(field.NewPath("spec", "replicas"), *rs.Spec.Replicas, "must be greater than or equal to 0")})
+	})
+	return client
+}
+
 // runUpstream runs kube-controller-manager's syncDeployment once for key.
 func runUpstream(ctx context.Context, t *testing.T, w syncWorld, key string, start time.Time) (outcome, *fake.Clientset) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	client := fake.NewClientset(copies(w.servedObjects())...)
+	client := newFakeClient(w)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	dInf, rsInf, podInf := factory.Apps().V1().Deployments(), factory.Apps().V1().ReplicaSets(), factory.Core().V1().Pods()
 	dc, err := upstream.NewDeploymentController(ctx, dInf, rsInf, podInf, client)
@@ -133,7 +179,7 @@ func runUpstream(ctx context.Context, t *testing.T, w syncWorld, key string, sta
 
 // runOurs runs our Reconcile once for key.
 func runOurs(ctx context.Context, t *testing.T, w syncWorld, key string, start time.Time) (outcome, *fake.Clientset) {
-	client := fake.NewClientset(copies(w.servedObjects())...)
+	client := newFakeClient(w)
 	dIdx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	rsIdx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	podIdx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{ours.PodControllerIndexName: ours.PodControllerIndex})
