@@ -73,6 +73,8 @@ type Reconciler struct {
 // Reconciler satisfies the controller package's contract for string keys.
 var _ controller.Reconciler[string] = (*Reconciler)(nil)
 
+//lint:file-ignore ST1005 New's errors start with the name of the Config field at fault.
+
 // New checks cfg and returns a Reconciler built from it.
 func New(cfg Config) (*Reconciler, error) {
 	var missing []error

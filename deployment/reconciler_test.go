@@ -144,11 +144,7 @@ func (g *syncRig) writes() []string {
 // actionName is the name of the object an action is about.
 func actionName(a clienttesting.Action) string {
 	switch a := a.(type) {
-	case clienttesting.CreateAction:
-		if m, err := metaOf(a.GetObject()); err == nil {
-			return m.GetName()
-		}
-	case clienttesting.UpdateAction:
+	case clienttesting.CreateAction: // updates too: UpdateAction has the same methods
 		if m, err := metaOf(a.GetObject()); err == nil {
 			return m.GetName()
 		}

@@ -26,10 +26,9 @@ func calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, d *a
 	if trackTerminating {
 		status.TerminatingReplicas = terminatingReplicaCount(allRSs)
 	}
-	// A copy: appending to d's slice could write into the cache's array.
-	for _, c := range d.Status.Conditions {
-		status.Conditions = append(status.Conditions, c)
-	}
+	// A copy (status.Conditions is nil so far): appending to d's slice could
+	// write into the cache's array.
+	status.Conditions = append(status.Conditions, d.Status.Conditions...)
 
 	if available >= specReplicas(d)-maxUnavailable(d) {
 		setDeploymentCondition(&status, newDeploymentCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue, ReasonMinimumReplicasAvailable, messageMinimumAvailable, now))
