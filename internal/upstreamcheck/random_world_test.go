@@ -118,6 +118,11 @@ func (g *worldGen) deployment() *appsv1.Deployment {
 		selector.MatchExpressions = append(selector.MatchExpressions, metav1.LabelSelectorRequirement{
 			Key: "track", Operator: metav1.LabelSelectorOpDoesNotExist})
 	}
+	if g.chance(0.03) {
+		// Copied from a ReplicaSet by hand: the hash label is ignored when
+		// templates are compared, and replaced when one is created.
+		labels[appsv1.DefaultDeploymentUniqueLabelKey] = "5d8f9c7b6"
+	}
 	minReady := pick[int32](g, 0, 0, 0, 1, 5)
 	d := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: "uid-foo", Generation: g.r.Int64N(4) + 1,
@@ -355,6 +360,18 @@ func (g *worldGen) replicaSet(d *appsv1.Deployment, tmpl corev1.PodTemplateSpec,
 	}
 	switch {
 	case g.chance(0.12): // an orphan
+		switch {
+		case g.chance(0.3):
+			// Created by hand from the Deployment's template: no hash label.
+			delete(rs.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
+			delete(rs.Spec.Selector.MatchLabels, appsv1.DefaultDeploymentUniqueLabelKey)
+			delete(rs.Spec.Template.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
+		case g.chance(0.2):
+			// Owned, but not controlled: adoption makes d its controller.
+			ref := metav1.NewControllerRef(d, appsv1.SchemeGroupVersion.WithKind("Deployment"))
+			ref.Controller = ptr.To(false)
+			rs.OwnerReferences = []metav1.OwnerReference{*ref}
+		}
 	case g.chance(0.1):
 		rs.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "bar", UID: "uid-bar",
 			Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
@@ -465,7 +482,8 @@ func (g *worldGen) revisionAnnotations(d *appsv1.Deployment, rss []*appsv1.Repli
 			rs.Annotations[ours.RevisionAnnotation] = strconv.Itoa(order[i] + 1)
 		}
 		if g.chance(0.1) {
-			rs.Annotations[ours.RevisionHistoryAnnotation] = pick(g, "1", "1,3", "", strings.Repeat("7,", 700)+"7")
+			// The last one is past the 2000 characters the history is cut to.
+			rs.Annotations[ours.RevisionHistoryAnnotation] = pick(g, "1", "1,3", "", strings.Repeat("7,", 700)+"7", strings.Repeat("12,", 700)+"12")
 		}
 	}
 	if g.chance(0.7) {
