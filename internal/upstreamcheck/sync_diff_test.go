@@ -127,7 +127,6 @@ func (q queueRecorder) AddAfter(_ string, after time.Duration) { q.got.After = a
 // Like the API server, it refuses a ReplicaSet of negative size, which
 // int32 overflows in either controller's arithmetic can produce.
 func newFakeClient(w syncWorld) *fake.Clientset {
-	//lint:ignore SA1019 field management is what this fake leaves out on purpose
 	client := fake.NewSimpleClientset(copies(w.servedObjects())...)
 	for _, r := range w.refusals {
 		resource, subresource, _ := strings.Cut(r.resource, "/")
@@ -137,10 +136,7 @@ func newFakeClient(w syncWorld) *fake.Clientset {
 	}
 	client.PrependReactor("*", "replicasets", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		var rs *appsv1.ReplicaSet
-		switch a := a.(type) {
-		case clienttesting.CreateAction:
-			rs, _ = a.GetObject().(*appsv1.ReplicaSet)
-		case clienttesting.UpdateAction:
+		if a, ok := a.(clienttesting.CreateAction); ok { // updates too: UpdateAction has the same methods
 			rs, _ = a.GetObject().(*appsv1.ReplicaSet)
 		}
 		if rs == nil || rs.Spec.Replicas == nil || *rs.Spec.Replicas >= 0 {
@@ -256,9 +252,7 @@ func normalizeActions(t *testing.T, actions []clienttesting.Action, start time.T
 		}
 		s := fmt.Sprintf("%s %s/%s %s", a.GetVerb(), a.GetResource().Resource, a.GetSubresource(), a.GetNamespace())
 		switch a := a.(type) {
-		case clienttesting.CreateAction:
-			s += " " + objectJSON(t, a.GetObject(), start)
-		case clienttesting.UpdateAction:
+		case clienttesting.CreateAction: // updates too: UpdateAction has the same methods
 			s += " " + objectJSON(t, a.GetObject(), start)
 		case clienttesting.PatchAction:
 			s += " " + a.GetName() + " " + string(a.GetPatchType()) + " " + string(a.GetPatch())
@@ -724,16 +718,11 @@ func TestSyncMatchesUpstream(t *testing.T) {
 	}
 }
 
-// settled is the world after a pass: what the API server holds, with the
-// ReplicaSet controller's work done (every pod of every ReplicaSet available,
-// pods of empty ReplicaSets gone).
-func settled(t *testing.T, client *fake.Clientset) syncWorld {
-	return settledSlowly(t, client, nil, 1<<30)
-}
-
-// settledSlowly is settled where each ReplicaSet gains at most step
-// available pods per pass over what it had in prev (pods appear at once,
-// become available slowly), so rollouts pass through partial states.
+// settledSlowly is the world after a pass: what the API server holds, with
+// the ReplicaSet controller's work done, except that each ReplicaSet gains
+// at most step available pods per pass over what it had in prev (pods
+// appear at once, become available slowly), so rollouts pass through
+// partial states.
 func settledSlowly(t *testing.T, client *fake.Clientset, prev *syncWorld, step int32) syncWorld {
 	had := map[string]int32{}
 	if prev != nil {
