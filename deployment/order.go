@@ -19,8 +19,8 @@ import (
 // algorithm makes of the input order. sort.Sort runs an insertion sort up to
 // 12 elements and pattern-defeating quicksort beyond; a stable sort gives
 // other results from 13 elements on, and so would delete other ReplicaSets
-// when cleaning up history. (sort.Sort's algorithm has not changed since Go
-// 1.19; kube-controller-manager v1.37 is built with a later Go.)
+// when cleaning up history. (sort.Sort has sorted this way since Go 1.19;
+// kube-controller-manager v1.37 and this module are built with later ones.)
 
 // replicaSetOrder sorts a list of ReplicaSets under less with sort.Sort.
 type replicaSetOrder struct {
