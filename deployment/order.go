@@ -17,7 +17,7 @@ import (
 // creation time whenever either revision does not parse, so with parsed and
 // unparsable revisions mixed it is not transitive, and its result is what the
 // algorithm makes of the input order. sort.Sort runs an insertion sort up to
-// 12 elements and pattern-defeating quicksort beyond; a stable sort gives
+// 12 elements and pattern-defeating quicksort beyond; a stable sort can give
 // other results from 13 elements on, and so would delete other ReplicaSets
 // when cleaning up history. (sort.Sort has sorted this way since Go 1.19;
 // kube-controller-manager v1.37 and this module are built with later ones.)
