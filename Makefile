@@ -37,7 +37,7 @@ upstream:
 	cd internal/benchmarks && $(GO) test -count=1 -run . ./...
 
 ## upstream-long: the randomized differential test over WORLDS random worlds from seed SEED
-## (20000 worlds: about 20 minutes on two cores). A difference names the seed that replays it.
+## (20000 worlds: 10 to 15 minutes on two cores). A difference names the seed that replays it.
 WORLDS ?= 20000
 SEED ?= 1
 upstream-long:
