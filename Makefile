@@ -5,7 +5,7 @@ GO ?= go
 NESTED := internal/benchmarks internal/upstreamcheck internal/cpbuild
 E2E_TIMEOUT ?= 45m
 
-.PHONY: all demo test check vet unit upstream e2e bench fuzz cluster scalebench
+.PHONY: all demo test check vet unit upstream upstream-long e2e bench fuzz cluster scalebench
 
 all: test
 
@@ -30,11 +30,18 @@ vet:
 unit:
 	$(GO) test -race -count=1 ./...
 
-## upstream: our Deployment logic against k8s.io/kubernetes v1.37.2 (hash, sync decisions);
-## also compiles and runs the benchmark module's tests (no benchmarks).
+## upstream: our Deployment logic against k8s.io/kubernetes v1.37.2 (hash, sync decisions,
+## 1000 random worlds); also compiles and runs the benchmark module's tests (no benchmarks).
 upstream:
 	cd internal/upstreamcheck && $(GO) test -count=1 ./...
 	cd internal/benchmarks && $(GO) test -count=1 -run . ./...
+
+## upstream-long: the randomized differential test over WORLDS random worlds from seed SEED
+## (20000 worlds: 10 to 15 minutes on two cores). A difference names the seed that replays it.
+WORLDS ?= 20000
+SEED ?= 1
+upstream-long:
+	cd internal/upstreamcheck && $(GO) test -count=1 -timeout 6h -run '^TestRandomWorldsMatchUpstream$$' -v . -worlds $(WORLDS) -seed $(SEED)
 
 e2e:
 	$(GO) run ./internal/cmd/localcluster build

@@ -19,6 +19,10 @@ import (
 // controller has not seen yet, or is being deleted is skipped, not replaced
 // by a newer one. The first failed delete (other than NotFound) ends the
 // cleanup, so as not to pile requests on a struggling API server.
+//
+// oldRSs must come in the order upstream hands them over (creation order
+// after a rollout step, newest first after a scale): with unparsable
+// revisions the order by revision depends on it (see order.go).
 func (r *Reconciler) cleanupDeployment(ctx context.Context, oldRSs []*appsv1.ReplicaSet, d *appsv1.Deployment) error {
 	logger := klog.FromContext(ctx)
 	if !hasRevisionHistoryLimit(d) {

@@ -2,6 +2,7 @@ package deployment
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -203,5 +204,47 @@ func TestCleanupDeploymentErrors(t *testing.T) {
 				t.Errorf("%d deletes tried, want %d", got, tt.wantTries)
 			}
 		})
+	}
+}
+
+// With parsed and unparsable revisions mixed, the order by revision is not
+// a consistent order, and which ReplicaSets go depends on how the list is
+// sorted. Upstream sorts the old ReplicaSets, in creation order, with
+// sort.Sort; so must we. The world, from issue 18: a complete rollout of 6
+// with revisionHistoryLimit 2 and 14 old, empty ReplicaSets. Upstream keeps
+// revisions 10 and 14 (a stable sort would keep 2 and 8).
+func TestCleanupOrderWithUnparsableRevisions(t *testing.T) {
+	// Oldest first; "" is a ReplicaSet without a revision annotation.
+	revisions := []string{"14", "1", "10", "4", "x1", "9", "16", "", "7", "", "abc", "8", "", "2"}
+	g := newSyncRig(t)
+	d := newDeployment("foo", 6)
+	d.Spec.RevisionHistoryLimit = ptr.To[int32](2)
+	d.Annotations = map[string]string{RevisionAnnotation: "17"}
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 6, UpdatedReplicas: 6, ReadyReplicas: 6, AvailableReplicas: 6}
+	cur := withStatus(withRevision(newReplicaSet(d, "new", 6, 0), "17"), 6, 6, 6)
+	setReplicasAnnotations(cur, 6, 6+maxSurge(d))
+	g.add(d, cur)
+	kept := map[string]bool{}
+	for i, rev := range revisions {
+		old := withTemplateImage(d.DeepCopy(), fmt.Sprintf("registry.example/app:v0.%d", i))
+		rs := withStatus(newReplicaSet(old, fmt.Sprintf("old%02d", i), 0, -time.Duration(len(revisions)-i)*time.Minute), 0, 0, 0)
+		if rev != "" {
+			withRevision(rs, rev)
+		}
+		kept[rs.Name] = rev == "10" || rev == "14"
+		g.add(rs)
+	}
+
+	g.mustReconcile(d)
+	deleted := map[string]bool{}
+	for _, w := range g.writes() {
+		if name, ok := strings.CutPrefix(w, "delete replicasets "); ok {
+			deleted[name] = true
+		}
+	}
+	for name, keep := range kept {
+		if deleted[name] == keep {
+			t.Errorf("%s: deleted = %v, want %v", name, deleted[name], !keep)
+		}
 	}
 }

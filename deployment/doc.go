@@ -73,4 +73,27 @@
 //
 // In a test, call Reconcile directly on a fake clientset with listers built
 // from indexers filled by hand; see the package example.
+//
+// # Where it differs from upstream, on purpose
+//
+// internal/upstreamcheck drives this package and kube-controller-manager's
+// code side by side, on hand-picked and on random worlds, and compares their
+// requests, events and requeues. They differ only here:
+//
+//   - With under a second left before a stalled rollout's progress
+//     deadline, upstream requeues the key at once, rate limited, and keeps
+//     doing so until the deadline has passed; Reconcile returns a
+//     RequeueAfter just past the deadline. The next pass takes the same
+//     decision (ProgressDeadlineExceeded) at the same moment or a few
+//     milliseconds later, without the busy loop.
+//   - Objects the API server never serves: a nil spec.replicas counts as 1
+//     (its default) and a Deployment without a selector fails its pass with
+//     an error, where upstream dereferences nil pointers and panics.
+//
+// Everything else is meant to decide as upstream does, odd values included:
+// an int32 overflow wraps where upstream's wraps, an annotation beyond an
+// int32 is cut where upstream cuts it, and ReplicaSets are sorted with the
+// algorithm upstream sorts with, because with unparsable revisions the order
+// by revision is not a consistent order and the algorithm decides which old
+// ReplicaSets a history cleanup deletes.
 package deployment

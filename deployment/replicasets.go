@@ -1,7 +1,6 @@
 package deployment
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -74,7 +73,7 @@ func findActiveOrLatest(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) *
 	if newRS == nil && len(oldRSs) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(oldRSs, func(a, b *appsv1.ReplicaSet) int { return compareByCreation(b, a) })
+	sortNewestFirst(oldRSs)
 	active := filterActiveReplicaSets(append(slices.Clip(oldRSs), newRS))
 	switch len(active) {
 	case 0:
@@ -132,8 +131,11 @@ func isSaturated(d *appsv1.Deployment, rs *appsv1.ReplicaSet) bool {
 		return false
 	}
 	replicas := specReplicas(d)
+	// Upstream compares the value cut to an int32, so "4294967300" (2^32+4)
+	// counts as 4. The same cut keeps the two controllers deciding alike on
+	// such an annotation.
 	return rsSpecReplicas(rs) == replicas &&
-		int64(desired) == int64(replicas) &&
+		int32(desired) == replicas &&
 		rs.Status.AvailableReplicas == replicas
 }
 
@@ -188,56 +190,4 @@ func oldPodsRunning(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet, podMa
 		}
 	}
 	return false
-}
-
-// compareByCreation orders ReplicaSets oldest first, by name on equal
-// creation times (creation times have a one-second resolution).
-func compareByCreation(a, b *appsv1.ReplicaSet) int {
-	if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-		return cmp.Compare(a.Name, b.Name)
-	}
-	if a.CreationTimestamp.Before(&b.CreationTimestamp) {
-		return -1
-	}
-	return 1
-}
-
-// sortByCreation sorts rss oldest first (creation time, then name).
-func sortByCreation(rss []*appsv1.ReplicaSet) {
-	slices.SortStableFunc(rss, compareByCreation)
-}
-
-// sortBySizeOlderFirst sorts rss largest first, older first among equals:
-// the order for scaling down proportionally.
-func sortBySizeOlderFirst(rss []*appsv1.ReplicaSet) {
-	slices.SortStableFunc(rss, func(a, b *appsv1.ReplicaSet) int {
-		if c := cmp.Compare(rsSpecReplicas(b), rsSpecReplicas(a)); c != 0 {
-			return c
-		}
-		return compareByCreation(a, b)
-	})
-}
-
-// sortBySizeNewerFirst sorts rss largest first, newer first among equals:
-// the order for scaling up proportionally.
-func sortBySizeNewerFirst(rss []*appsv1.ReplicaSet) {
-	slices.SortStableFunc(rss, func(a, b *appsv1.ReplicaSet) int {
-		if c := cmp.Compare(rsSpecReplicas(b), rsSpecReplicas(a)); c != 0 {
-			return c
-		}
-		return compareByCreation(b, a)
-	})
-}
-
-// sortByRevision sorts rss by revision, oldest first; equal or unparsable
-// revisions fall back to creation time, then name.
-func sortByRevision(rss []*appsv1.ReplicaSet) {
-	slices.SortStableFunc(rss, func(a, b *appsv1.ReplicaSet) int {
-		ra, errA := Revision(a)
-		rb, errB := Revision(b)
-		if errA != nil || errB != nil || ra == rb {
-			return compareByCreation(a, b)
-		}
-		return cmp.Compare(ra, rb)
-	})
 }

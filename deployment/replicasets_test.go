@@ -206,6 +206,9 @@ func TestIsSaturated(t *testing.T) {
 		{name: "stale desired annotation", spec: 3, avail: 3, desired: strp("2"), want: false},
 		{name: "no desired annotation", spec: 3, avail: 3, desired: nil, want: false},
 		{name: "garbage desired annotation", spec: 3, avail: 3, desired: strp("three"), want: false},
+		// Upstream cuts the value to an int32: 2^32+3 counts as 3.
+		{name: "desired annotation beyond int32 wraps", spec: 3, avail: 3, desired: strp("4294967299"), want: true},
+		{name: "desired annotation wrapping to another value", spec: 3, avail: 3, desired: strp("4294967300"), want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -331,6 +334,7 @@ func TestSorting(t *testing.T) {
 		want []string
 	}{
 		{name: "by creation", sort: sortByCreation, in: []*appsv1.ReplicaSet{e, b, c, a}, want: []string{"web-c", "web-a", "web-b", "web-e"}},
+		{name: "newest first", sort: sortNewestFirst, in: []*appsv1.ReplicaSet{c, b, e, a}, want: []string{"web-e", "web-b", "web-a", "web-c"}},
 		{name: "by size, older first", sort: sortBySizeOlderFirst, in: []*appsv1.ReplicaSet{e, b, f, a, c}, want: []string{"web-c", "web-a", "web-b", "web-f", "web-e"}},
 		{name: "by size, newer first", sort: sortBySizeNewerFirst, in: []*appsv1.ReplicaSet{e, a, c, b, f}, want: []string{"web-c", "web-f", "web-b", "web-a", "web-e"}},
 		{name: "by revision", sort: sortByRevision, in: []*appsv1.ReplicaSet{a, c, e, b}, want: []string{"web-e", "web-b", "web-c", "web-a"}},

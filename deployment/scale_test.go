@@ -2,14 +2,18 @@ package deployment
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 )
 
@@ -428,6 +432,57 @@ func TestWriteFailuresEndThePass(t *testing.T) {
 					t.Errorf("write %q after the failure", w)
 				}
 			}
+		})
+	}
+}
+
+// A desired-replicas annotation beyond an int32 is cut to one, as upstream
+// cuts it: "4294967300" (2^32+4) on a new ReplicaSet of 4 out of 4 makes it
+// saturated, so the old ReplicaSets go to 0 instead of the new one growing.
+// The world is the one issue 18 reports.
+func TestScaleDesiredAnnotationBeyondInt32(t *testing.T) {
+	const wrapsToFour = "4294967300"
+	tests := []struct {
+		name      string
+		configure func(d *appsv1.Deployment)
+		oldSizes  []int32
+	}{
+		{"paused rolling update", func(d *appsv1.Deployment) {
+			withRolling(d, intOrStr("99%"), intOrStr("25%"))
+		}, []int32{3}},
+		{"paused recreate", func(d *appsv1.Deployment) { withRecreate(d) }, []int32{3, 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newSyncRig(t)
+			d := newDeployment("foo", 4)
+			d.Spec.Paused = true
+			d.Spec.ProgressDeadlineSeconds = nil
+			tt.configure(d)
+			var objs []runtime.Object
+			want := map[string]int32{}
+			var wantEvents []string
+			for i, size := range tt.oldSizes {
+				old := withTemplateImage(d.DeepCopy(), fmt.Sprintf("registry.example/app:v0.%d", i))
+				rs := withStatus(withRevision(newReplicaSet(old, fmt.Sprintf("old%d", i), size, -time.Duration(i+1)*time.Hour), fmt.Sprint(i+1)), size, size, size)
+				setReplicasAnnotations(rs, 4, 4+maxSurge(d))
+				objs = append(objs, rs)
+				want[rs.Name] = 0
+				wantEvents = append(wantEvents, fmt.Sprintf("Normal ScalingReplicaSet Scaled down replica set %s from %d to 0", rs.Name, size))
+			}
+			cur := withStatus(withRevision(newReplicaSet(d, "new", 4, 0), "9"), 4, 4, 4)
+			setReplicasAnnotations(cur, 4, 4+maxSurge(d))
+			cur.Annotations[DesiredReplicasAnnotation] = wrapsToFour
+			g.add(append(objs, d, cur)...)
+
+			g.mustReconcile(d)
+			if diff := cmp.Diff(want, g.sizes()); diff != "" {
+				t.Errorf("sizes written (-want +got):\n%s", diff)
+			}
+			slices.Sort(wantEvents)
+			got := g.events()
+			slices.Sort(got)
+			assertEvents(t, got, wantEvents...)
 		})
 	}
 }

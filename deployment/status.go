@@ -26,7 +26,8 @@ func calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, d *a
 	if trackTerminating {
 		status.TerminatingReplicas = terminatingReplicaCount(allRSs)
 	}
-	// A copy: appending to d's slice could write into the cache's array.
+	// A copy (status.Conditions is nil so far): appending to d's slice could
+	// write into the cache's array.
 	status.Conditions = append(status.Conditions, d.Status.Conditions...)
 
 	if available >= specReplicas(d)-maxUnavailable(d) {

@@ -23,16 +23,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2/ktesting"
 	upstream "k8s.io/kubernetes/pkg/controller/deployment"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -42,19 +45,53 @@ import (
 )
 
 // outcome is what one sync pass did, in a form both controllers can be
-// compared on: the writes (and live reads) in order, the events, and
-// whether it failed.
+// compared on: the writes (and live reads) in order, the events, whether it
+// failed, and what it asked of the queue.
 type outcome struct {
 	Actions []string
 	Events  []string
 	Failed  bool
+	Requeue requeue
 }
 
+// requeue is what a pass asks of its queue besides retrying an error: a
+// rate-limited retry soon (upstream's AddRateLimited when under a second is
+// left before the progress deadline), a check after a delay, or nothing.
+//
+// Ours returns the delay instead; with under a second left it waits until
+// just past the deadline rather than retrying at once (see deployment's
+// doc.go), which counts as Soon here.
+type requeue struct {
+	Soon  bool
+	After time.Duration
+}
+
+// sameOutcome compares outcomes, taking two delays within a second of each
+// other as the same: each controller reads its own clock.
+var sameOutcome = cmp.Comparer(func(a, b requeue) bool {
+	return a.Soon == b.Soon && (a.After-b.After).Abs() < time.Second
+})
+
+// oursSoonBelow separates ours' two kinds of delay: "just past the
+// deadline" is under a second (plus a few milliseconds of slack), a
+// progress check is at least a second past the deadline, which is at least
+// a second away.
+const oursSoonBelow = 1500 * time.Millisecond
+
 // syncWorld is the state one pass starts from: what the caches hold and
-// what the API server holds (the same unless served is set).
+// what the API server holds (the same unless served is set), and requests
+// the API server refuses.
 type syncWorld struct {
-	cached []runtime.Object
-	served []runtime.Object // nil: same as cached
+	cached   []runtime.Object
+	served   []runtime.Object // nil: same as cached
+	refusals []refusal
+}
+
+// refusal makes the fake API server fail every request with verb on
+// resource (which may name a subresource: "deployments/status").
+type refusal struct {
+	verb, resource string
+	err            error
 }
 
 func (w syncWorld) servedObjects() []runtime.Object {
@@ -64,29 +101,81 @@ func (w syncWorld) servedObjects() []runtime.Object {
 	return w.cached
 }
 
-// runUpstream runs kube-controller-manager's syncDeployment once for key.
-func runUpstream(t *testing.T, w syncWorld, key string, start time.Time) (outcome, *fake.Clientset) {
+// testContext is a context whose logger writes to t.
+func testContext(t *testing.T) context.Context {
 	_, ctx := ktesting.NewTestContext(t)
-	client := fake.NewClientset(copies(w.servedObjects())...)
+	return ctx
+}
+
+// queueRecorder stands in for upstream's work queue and records the
+// requeues a sync asks for.
+type queueRecorder struct {
+	workqueue.TypedRateLimitingInterface[string]
+	got *requeue
+}
+
+func (q queueRecorder) AddRateLimited(string)                  { q.got.Soon = true }
+func (q queueRecorder) AddAfter(_ string, after time.Duration) { q.got.After = after }
+
+// newFakeClient is a fake API server holding copies of w's served objects
+// and refusing what w says it refuses.
+//
+// It is the fake without field management: NewClientset's tracker builds a
+// REST mapper of the whole scheme on every update, which makes a pass cost
+// tens of milliseconds, and neither controller uses server-side apply.
+//
+// Like the API server, it refuses a ReplicaSet of negative size, which
+// int32 overflows in either controller's arithmetic can produce.
+func newFakeClient(w syncWorld) *fake.Clientset {
+	client := fake.NewSimpleClientset(copies(w.servedObjects())...)
+	for _, r := range w.refusals {
+		resource, subresource, _ := strings.Cut(r.resource, "/")
+		client.PrependReactor(r.verb, resource, func(a clienttesting.Action) (bool, runtime.Object, error) {
+			return a.GetSubresource() == subresource, nil, r.err
+		})
+	}
+	client.PrependReactor("*", "replicasets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		var rs *appsv1.ReplicaSet
+		if a, ok := a.(clienttesting.CreateAction); ok { // updates too: UpdateAction has the same methods
+			rs, _ = a.GetObject().(*appsv1.ReplicaSet)
+		}
+		if rs == nil || rs.Spec.Replicas == nil || *rs.Spec.Replicas >= 0 {
+			return false, nil, nil
+		}
+		return true, nil, apierrors.NewInvalid(appsv1.SchemeGroupVersion.WithKind("ReplicaSet").GroupKind(), rs.Name, field.ErrorList{
+			field.Invalid(field.NewPath("spec", "replicas"), *rs.Spec.Replicas, "must be greater than or equal to 0")})
+	})
+	return client
+}
+
+// runUpstream runs kube-controller-manager's syncDeployment once for key.
+func runUpstream(ctx context.Context, t *testing.T, w syncWorld, key string, start time.Time) (outcome, *fake.Clientset) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	client := newFakeClient(w)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	dInf, rsInf, podInf := factory.Apps().V1().Deployments(), factory.Apps().V1().ReplicaSets(), factory.Core().V1().Pods()
 	dc, err := upstream.NewDeploymentController(ctx, dInf, rsInf, podInf, client)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer getUnexported(dc, "eventBroadcaster").(record.EventBroadcaster).Shutdown()
 	recorder := record.NewFakeRecorder(100)
 	setUnexported(dc, "eventRecorder", record.EventRecorder(recorder))
+	var rq requeue
+	queue := getUnexported(dc, "queue").(workqueue.TypedRateLimitingInterface[string])
+	queue.ShutDown()
+	setUnexported(dc, "queue", workqueue.TypedRateLimitingInterface[string](queueRecorder{queue, &rq}))
 	fill(t, dInf.Informer().GetIndexer(), rsInf.Informer().GetIndexer(), podInf.Informer().GetIndexer(), w.cached)
 	client.ClearActions()
 	sync := getUnexported(dc, "syncHandler").(func(context.Context, string) error)
 	err = sync(ctx, key)
-	return outcome{Actions: normalizeActions(t, client.Actions(), start), Events: drain(recorder), Failed: err != nil}, client
+	return outcome{Actions: normalizeActions(t, client.Actions(), start), Events: drain(recorder), Failed: err != nil, Requeue: rq}, client
 }
 
 // runOurs runs our Reconcile once for key.
-func runOurs(t *testing.T, w syncWorld, key string, start time.Time) (outcome, *fake.Clientset) {
-	_, ctx := ktesting.NewTestContext(t)
-	client := fake.NewClientset(copies(w.servedObjects())...)
+func runOurs(ctx context.Context, t *testing.T, w syncWorld, key string, start time.Time) (outcome, *fake.Clientset) {
+	client := newFakeClient(w)
 	dIdx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	rsIdx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	podIdx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{ours.PodControllerIndexName: ours.PodControllerIndex})
@@ -103,8 +192,16 @@ func runOurs(t *testing.T, w syncWorld, key string, start time.Time) (outcome, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = r.Reconcile(ctx, key)
-	return outcome{Actions: normalizeActions(t, client.Actions(), start), Events: drain(recorder), Failed: err != nil}, client
+	res, err := r.Reconcile(ctx, key)
+	var rq requeue
+	switch {
+	case res.RequeueAfter <= 0:
+	case res.RequeueAfter < oursSoonBelow:
+		rq.Soon = true
+	default:
+		rq.After = res.RequeueAfter
+	}
+	return outcome{Actions: normalizeActions(t, client.Actions(), start), Events: drain(recorder), Failed: err != nil, Requeue: rq}, client
 }
 
 func fill(t *testing.T, d, rs, pods cache.Indexer, objs []runtime.Object) {
@@ -155,9 +252,7 @@ func normalizeActions(t *testing.T, actions []clienttesting.Action, start time.T
 		}
 		s := fmt.Sprintf("%s %s/%s %s", a.GetVerb(), a.GetResource().Resource, a.GetSubresource(), a.GetNamespace())
 		switch a := a.(type) {
-		case clienttesting.CreateAction:
-			s += " " + objectJSON(t, a.GetObject(), start)
-		case clienttesting.UpdateAction:
+		case clienttesting.CreateAction: // updates too: UpdateAction has the same methods
 			s += " " + objectJSON(t, a.GetObject(), start)
 		case clienttesting.PatchAction:
 			s += " " + a.GetName() + " " + string(a.GetPatchType()) + " " + string(a.GetPatch())
@@ -557,6 +652,45 @@ func TestSyncMatchesUpstream(t *testing.T) {
 			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromInt32(0)), MaxUnavailable: ptr.To(intstr.FromInt32(0))}
 			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 4, 4, 60))}
 		}, ""},
+		// Issue 18: upstream cuts the desired-replicas annotation to an int32
+		// in its saturation check, so 2^32+4 counts as 4.
+		{"desired-replicas beyond int32 on a saturated new set (rolling, paused)", func() syncWorld {
+			d := dep("foo", 4, "v2")
+			d.Spec.Paused = true
+			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromString("99%")), MaxUnavailable: ptr.To(intstr.FromString("25%"))}
+			d.Annotations = map[string]string{ours.RevisionAnnotation: "2"}
+			cur := rsFor(d, "v2", "2", 4, 4, 1)
+			cur.Annotations[ours.DesiredReplicasAnnotation] = "4294967300"
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 3, 3, 60), cur)}
+		}, ""},
+		{"desired-replicas beyond int32 on a saturated new set (recreate, paused)", func() syncWorld {
+			d := dep("foo", 4, "v3")
+			d.Spec.Paused = true
+			d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+			d.Annotations = map[string]string{ours.RevisionAnnotation: "3"}
+			cur := rsFor(d, "v3", "3", 4, 4, 1)
+			cur.Annotations[ours.DesiredReplicasAnnotation] = "4294967300"
+			return syncWorld{cached: objs(d, rsFor(d, "v1", "1", 3, 3, 90), rsFor(d, "v2", "2", 2, 2, 60), cur)}
+		}, ""},
+		// Issue 18: with parsed and unparsable revisions mixed, which old sets
+		// the history cleanup deletes depends on the sort algorithm.
+		{"history cleanup over 14 old sets with unparsable revisions", func() syncWorld {
+			d := dep("foo", 6, "v-new")
+			d.Spec.RevisionHistoryLimit = ptr.To[int32](2)
+			d.Annotations = map[string]string{ours.RevisionAnnotation: "17"}
+			d.Status = appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 6, UpdatedReplicas: 6, ReadyReplicas: 6, AvailableReplicas: 6}
+			w := objs(d, rsFor(d, "v-new", "17", 6, 6, 1))
+			// Oldest first; "" is a set without a revision annotation.
+			revisions := []string{"14", "1", "10", "4", "x1", "9", "16", "", "7", "", "abc", "8", "", "2"}
+			for i, rev := range revisions {
+				old := rsFor(d, fmt.Sprintf("v%d", i), rev, 0, 0, 200-10*i)
+				if rev == "" {
+					delete(old.Annotations, ours.RevisionAnnotation)
+				}
+				w = append(w, old)
+			}
+			return syncWorld{cached: w}
+		}, ""},
 		{"percentages above 100", func() syncWorld {
 			d := dep("foo", 4, "v2")
 			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromString("300%")), MaxUnavailable: ptr.To(intstr.FromString("150%"))}
@@ -566,9 +700,9 @@ func TestSyncMatchesUpstream(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			start := time.Now()
-			want, _ := runUpstream(t, sc.world(), ns+"/foo", start)
-			got, _ := runOurs(t, sc.world(), ns+"/foo", start)
-			if diff := cmp.Diff(want, got); diff != "" {
+			want, _ := runUpstream(testContext(t), t, sc.world(), ns+"/foo", start)
+			got, _ := runOurs(testContext(t), t, sc.world(), ns+"/foo", start)
+			if diff := cmp.Diff(want, got, sameOutcome); diff != "" {
 				if sc.known != "" {
 					t.Skipf("known difference (%s):\n%s", sc.known, diff)
 				}
@@ -577,23 +711,18 @@ func TestSyncMatchesUpstream(t *testing.T) {
 				t.Errorf("the known difference (%s) is gone: drop the mark", sc.known)
 			}
 			if testing.Verbose() {
-				t.Logf("upstream: %d actions, %d events, failed=%v\n%s\n%s", len(want.Actions), len(want.Events), want.Failed,
+				t.Logf("upstream: %d actions, %d events, failed=%v, requeue=%+v\n%s\n%s", len(want.Actions), len(want.Events), want.Failed, want.Requeue,
 					strings.Join(want.Actions, "\n"), strings.Join(want.Events, "\n"))
 			}
 		})
 	}
 }
 
-// settled is the world after a pass: what the API server holds, with the
-// ReplicaSet controller's work done (every pod of every ReplicaSet available,
-// pods of empty ReplicaSets gone).
-func settled(t *testing.T, client *fake.Clientset) syncWorld {
-	return settledSlowly(t, client, nil, 1<<30)
-}
-
-// settledSlowly is settled where each ReplicaSet gains at most step
-// available pods per pass over what it had in prev (pods appear at once,
-// become available slowly), so rollouts pass through partial states.
+// settledSlowly is the world after a pass: what the API server holds, with
+// the ReplicaSet controller's work done, except that each ReplicaSet gains
+// at most step available pods per pass over what it had in prev (pods
+// appear at once, become available slowly), so rollouts pass through
+// partial states.
 func settledSlowly(t *testing.T, client *fake.Clientset, prev *syncWorld, step int32) syncWorld {
 	had := map[string]int32{}
 	if prev != nil {
@@ -755,9 +884,9 @@ func TestRolloutsMatchUpstream(t *testing.T) {
 					tt.between(pass, &w)
 				}
 				start := time.Now()
-				want, upstreamClient := runUpstream(t, w, ns+"/foo", start)
-				got, _ := runOurs(t, w, ns+"/foo", start)
-				if diff := cmp.Diff(want, got); diff != "" {
+				want, upstreamClient := runUpstream(testContext(t), t, w, ns+"/foo", start)
+				got, _ := runOurs(testContext(t), t, w, ns+"/foo", start)
+				if diff := cmp.Diff(want, got, sameOutcome); diff != "" {
 					t.Fatalf("pass %d: ours differs from upstream (-upstream +ours):\n%s", pass, diff)
 				}
 				passes++
