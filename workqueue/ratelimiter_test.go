@@ -149,9 +149,9 @@ func TestDefaultControllerRateLimiter(t *testing.T) {
 	}
 }
 
-// TestFailureCountsAcrossForgettingEveryKey: Forget skips its lock while no
-// key is counted; counting must resume once a key fails again, and
-// forgetting one key must leave the others.
+// TestFailureCountsAcrossForgettingEveryKey: counting resumes once a key
+// fails again after every key was forgotten, and forgetting one key leaves
+// the others.
 func TestFailureCountsAcrossForgettingEveryKey(t *testing.T) {
 	l := NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, time.Second)
 	l.Forget("never-failed") // nothing counted: must not disturb anything
