@@ -50,7 +50,8 @@ e2e:
 ## bench: side-by-side benchmarks against client-go and controller-runtime.
 bench:
 	cd internal/benchmarks && $(GO) test -run '^$$' -bench Workqueue -benchmem -benchtime=3x -count=3 .
-	cd internal/benchmarks && $(GO) test -run '^$$' -bench Controller -benchtime=100000x -count=3 .
+	cd internal/benchmarks && $(GO) test -run '^$$' -bench ControllerEventsToReconciles -benchtime=100000x -count=3 .
+	cd internal/benchmarks && $(GO) test -run '^$$' -bench RealisticReconciles -benchtime=1x -count=5 .
 
 ## fuzz: the workqueue fuzz test for a minute (its seed corpus runs in every `make test`).
 fuzz:

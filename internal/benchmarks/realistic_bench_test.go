@@ -192,7 +192,7 @@ func realisticEvents() (events []*corev1.ConfigMap, final map[string]string) {
 	return events, final
 }
 
-func BenchmarkRealisticController(b *testing.B) {
+func BenchmarkRealisticReconciles(b *testing.B) {
 	events, final := realisticEvents()
 	for _, rc := range realisticControllers {
 		b.Run("impl="+rc.name, func(b *testing.B) {
