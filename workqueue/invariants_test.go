@@ -65,12 +65,12 @@ func (q *Queue[T]) checkInvariants() error {
 		inLevel, lanes := 0, 0
 		l := lv.cursor
 		for {
-			if l.head == nil || lv.lanes[l.name] != l || l.next.prev != l {
+			if l.head == nil || (r.laneOf != nil && lv.lanes[l.name] != l) || l.next.prev != l {
 				return fmt.Errorf("lane %q of level %d is empty, unindexed or off the ring", l.name, lv.priority)
 			}
 			var prev *item[T]
 			for it := l.head; it != nil; prev, it = it, it.next {
-				if it.state != itemReady || it.priority != lv.priority || it.prev != prev || r.laneName(it.key) != l.name {
+				if it.state != itemReady || it.priority != lv.priority || it.prev != prev || (r.laneOf != nil && r.laneOf(it.key) != l.name) {
 					return fmt.Errorf("item %v misplaced in lane %q of level %d", it.key, l.name, lv.priority)
 				}
 				if q.items[it.key] != it {
@@ -86,7 +86,7 @@ func (q *Queue[T]) checkInvariants() error {
 				break
 			}
 		}
-		if inLevel != lv.len || lanes != len(lv.lanes) {
+		if inLevel != lv.len || (r.laneOf != nil && lanes != len(lv.lanes)) || (r.laneOf == nil && lanes != 1) {
 			return fmt.Errorf("level %d counts %d in %d lanes, holds %d in %d", lv.priority, lv.len, len(lv.lanes), inLevel, lanes)
 		}
 		linked += inLevel

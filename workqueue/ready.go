@@ -10,8 +10,8 @@ const agedShare = 4
 // round-robin over the lanes of that priority, then FIFO within a lane.
 //
 // levels holds one level per priority with ready items, highest first;
-// each level holds its non-empty lanes in a map by name and in a ring, whose
-// cursor is the lane served next; each lane is a doubly linked list of
+// each level holds its non-empty lanes in a ring, whose cursor is the lane
+// served next, and (with a lane function) in a map by name; each lane is a doubly linked list of
 // items. len counts the linked items. The Queue's mutex guards it all.
 //
 // Starvation guard: a level below the top starts to wait when it gets its
@@ -80,7 +80,7 @@ func (r *readyQueue[T]) push(it *item[T]) {
 // remove unlinks a ready item, dropping its lane and level if they empty.
 func (r *readyQueue[T]) remove(it *item[T]) {
 	lv := r.find(it.priority)
-	l := lv.lanes[r.laneName(it.key)]
+	l := r.lookupLane(lv, it.key)
 	if it.prev == nil {
 		l.head = it.next
 	} else {
@@ -167,7 +167,10 @@ func (r *readyQueue[T]) levelFor(priority int32) *level[T] {
 	lv := r.spareLevel
 	r.spareLevel = nil
 	if lv == nil {
-		lv = &level[T]{lanes: make(map[string]*lane[T])}
+		lv = &level[T]{}
+		if r.laneOf != nil {
+			lv.lanes = make(map[string]*lane[T])
+		}
 	}
 	lv.priority, lv.since = priority, r.handedOut
 	r.levels = slices.Insert(r.levels, pos, lv)
@@ -180,18 +183,19 @@ func (r *readyQueue[T]) dropLevel(lv *level[T]) {
 	r.spareLevel = lv
 }
 
-func (r *readyQueue[T]) laneName(key T) string {
+// lookupLane returns key's lane in lv, or nil if it has none. Without a
+// lane function the level's only lane is its cursor.
+func (r *readyQueue[T]) lookupLane(lv *level[T], key T) *lane[T] {
 	if r.laneOf == nil {
-		return ""
+		return lv.cursor
 	}
-	return r.laneOf(key)
+	return lv.lanes[r.laneOf(key)]
 }
 
 // laneFor returns key's lane in lv, adding a new one at the end of the
 // current round: it waits for the lanes already in the round, no longer.
 func (r *readyQueue[T]) laneFor(lv *level[T], key T) *lane[T] {
-	name := r.laneName(key)
-	if l, ok := lv.lanes[name]; ok {
+	if l := r.lookupLane(lv, key); l != nil {
 		return l
 	}
 	l := r.spareLane
@@ -199,7 +203,10 @@ func (r *readyQueue[T]) laneFor(lv *level[T], key T) *lane[T] {
 	if l == nil {
 		l = &lane[T]{}
 	}
-	l.name = name
+	if r.laneOf != nil {
+		l.name = r.laneOf(key)
+		lv.lanes[l.name] = l
+	}
 	if c := lv.cursor; c == nil {
 		l.prev, l.next = l, l
 		lv.cursor = l
@@ -208,7 +215,6 @@ func (r *readyQueue[T]) laneFor(lv *level[T], key T) *lane[T] {
 		c.prev.next = l
 		c.prev = l
 	}
-	lv.lanes[name] = l
 	return l
 }
 
@@ -222,7 +228,9 @@ func (r *readyQueue[T]) dropLane(lv *level[T], l *lane[T]) {
 			lv.cursor = l.next
 		}
 	}
-	delete(lv.lanes, l.name)
+	if r.laneOf != nil {
+		delete(lv.lanes, l.name)
+	}
 	*l = lane[T]{}
 	r.spareLane = l
 }
