@@ -60,6 +60,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,7 +69,6 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	crhandler "sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -102,7 +102,7 @@ var controllersUnderBench = []controllerUnderBench{
 				return reconcile.Result{}, nil
 			}),
 			SkipNameValidation: &skip,
-			Logger:             klog.Background(),
+			Logger:             logr.Discard(),
 		})
 		if err != nil {
 			b.Fatal(err)
