@@ -52,6 +52,11 @@ type Controller[K comparable] struct {
 	synced   atomic.Bool
 	stopping atomic.Bool
 	inFlight atomic.Int32 // reconciles running
+
+	progress         watchedProgress // one tracker per watched informer
+	holds            holds           // keys kept in flight for their caches
+	delayClock       clock.WithDelayedExecution
+	cacheHoldTimeout time.Duration
 }
 
 // watch is one informer the controller listens to.
@@ -88,9 +93,14 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 		shutdownTimeout:    orDefault(opts.ShutdownTimeout, DefaultShutdownTimeout),
 		recoverPanic:       !opts.DisablePanicRecovery,
 		needLeaderElection: !opts.NoLeaderElection,
+		cacheHoldTimeout:   orDefault(opts.CacheHoldTimeout, DefaultCacheHoldTimeout),
+		delayClock:         clock.RealClock{},
 	}
 	if opts.Clock == nil {
 		c.clock = clock.RealClock{}
+	}
+	if dc, ok := opts.Clock.(clock.WithDelayedExecution); ok {
+		c.delayClock = dc // else holds are bounded in real time
 	}
 	if c.log.GetSink() != nil {
 		c.log = c.log.WithValues("controller", name)
@@ -148,7 +158,10 @@ func (c *Controller[K]) Watch(informer cache.SharedInformer, h handler.Handler[K
 	if c.log.GetSink() != nil {
 		opts.Logger = &c.log // else the informer's own
 	}
-	reg, err := informer.AddEventHandlerWithOptions(h.EventHandler(c.queue), opts)
+	// The controller's one handler on the informer also tells the
+	// informer's progress tracker what was delivered (see RecordWrite).
+	eventHandler := progressHandler{progress: c.progress.track(informer), next: h.EventHandler(c.queue)}
+	reg, err := informer.AddEventHandlerWithOptions(eventHandler, opts)
 	if err != nil {
 		return fmt.Errorf("controller %q: Watch: %w", c.name, err)
 	}
