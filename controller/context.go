@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
@@ -16,16 +17,19 @@ type reconcileKey struct{}
 // one value so that a reconcile that records nothing costs no more than
 // carrying the ID did.
 type reconcileState struct {
-	id     types.UID
-	writes writeLog
+	id      types.UID
+	watched *watchedProgress
+	// writes is nil until the first write is recorded, and closedLog once
+	// the reconcile returned.
+	writes atomic.Pointer[writeLog]
 }
 
 // withReconcile returns the context and logger of one reconcile of key: a
 // fresh reconcile ID and an empty write log in ctx, and log with the values
 // key and reconcileID, also in ctx (logr.FromContext and klog.FromContext
 // find it). watched resolves the informers that writes are recorded against.
-func withReconcile[K comparable](ctx context.Context, log logr.Logger, key K, watched informerProgressLookup) (context.Context, logr.Logger, *reconcileState) {
-	state := &reconcileState{id: uuid.NewUUID(), writes: writeLog{watched: watched}}
+func withReconcile[K comparable](ctx context.Context, log logr.Logger, key K, watched *watchedProgress) (context.Context, logr.Logger, *reconcileState) {
+	state := &reconcileState{id: uuid.NewUUID(), watched: watched}
 	log = log.WithValues("key", key, "reconcileID", state.id)
 	return logr.NewContext(context.WithValue(ctx, reconcileKey{}, state), log), log, state
 }

@@ -20,7 +20,9 @@ import (
 // connect informers with Watch, then call Run.
 //
 // The controller guarantees that a key is never reconciled by two workers at
-// once, and applies this policy to each Reconcile's outcome:
+// once, that a key whose reconcile recorded writes (RecordWrite) is not
+// reconciled again until its informers have delivered them (or
+// Options.CacheHoldTimeout passed), and applies this policy to each Reconcile's outcome:
 //
 //   - nil error, zero Result: the key's failure history is forgotten;
 //   - nil error, Result.RequeueAfter > 0: forgotten, and added again after

@@ -109,7 +109,7 @@ func (s *holds) releaseAll() {
 // caller calls Done itself. The worker never waits: the informers' handlers
 // or the timer release the key.
 func (c *Controller[K]) doneWhenObserved(key K, state *reconcileState) bool {
-	waits := state.writes.close()
+	waits := state.closeWrites()
 	if len(waits) == 0 {
 		return false
 	}

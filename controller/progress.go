@@ -10,11 +10,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// informerProgressLookup finds the progress tracker of a watched informer.
-type informerProgressLookup interface {
-	progressOf(informer cache.SharedInformer) *informerProgress
-}
-
 // watchedProgress is a controller's progress trackers, one per watched
 // informer, created by Watch.
 type watchedProgress struct {
@@ -22,6 +17,7 @@ type watchedProgress struct {
 	byInformer map[cache.SharedInformer]*informerProgress
 }
 
+// progressOf returns the tracker of informer, nil if it is not watched.
 func (w *watchedProgress) progressOf(informer cache.SharedInformer) *informerProgress {
 	if informer == nil {
 		return nil

@@ -33,7 +33,7 @@ func RecordWrite(ctx context.Context, informer cache.SharedInformer, obj metav1.
 	if state == nil || obj == nil || obj.GetResourceVersion() == "" {
 		return
 	}
-	state.writes.add(ctx, informer, expectation{
+	state.record(ctx, informer, expectation{
 		name:            cache.MetaObjectToName(obj),
 		resourceVersion: obj.GetResourceVersion(),
 	})
@@ -49,7 +49,7 @@ func RecordDelete(ctx context.Context, informer cache.SharedInformer, obj metav1
 	if state == nil || obj == nil {
 		return
 	}
-	state.writes.add(ctx, informer, expectation{
+	state.record(ctx, informer, expectation{
 		name:    cache.MetaObjectToName(obj),
 		uid:     obj.GetUID(),
 		deleted: true,
@@ -73,33 +73,44 @@ type expectation struct {
 // returns and the controller closes it. Writes after closing are dropped:
 // the key may already be with another worker.
 type writeLog struct {
-	watched informerProgressLookup
-
 	mu     sync.Mutex
 	closed bool
 	waits  []*wait
 }
 
-func (l *writeLog) add(ctx context.Context, informer cache.SharedInformer, want expectation) {
-	progress := l.watched.progressOf(informer)
+// closedLog marks a reconcileState whose reconcile has returned.
+var closedLog = &writeLog{closed: true}
+
+// record adds want to the reconcile's write log, creating the log on the
+// first write, so that a reconcile that records nothing allocates nothing.
+func (s *reconcileState) record(ctx context.Context, informer cache.SharedInformer, want expectation) {
+	progress := s.watched.progressOf(informer)
 	if progress == nil {
 		logr.FromContextOrDiscard(ctx).Error(nil, "Write recorded against an informer the controller does not watch; not waiting for it",
 			"object", want.name.String())
 		return
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.closed {
-		l.waits = append(l.waits, &wait{progress: progress, want: want})
+	log := s.writes.Load()
+	if log == nil {
+		s.writes.CompareAndSwap(nil, &writeLog{})
+		log = s.writes.Load()
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	if !log.closed {
+		log.waits = append(log.waits, &wait{progress: progress, want: want})
 	}
 }
 
-// close ends recording and returns what was recorded.
-func (l *writeLog) close() []*wait {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.closed = true
-	waits := l.waits
-	l.waits = nil
-	return waits
+// closeWrites ends recording and returns what was recorded: for a
+// reconcile that recorded nothing, one atomic swap.
+func (s *reconcileState) closeWrites() []*wait {
+	log := s.writes.Swap(closedLog)
+	if log == nil {
+		return nil
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	log.closed = true
+	return log.waits
 }
