@@ -97,7 +97,9 @@
 // controller_runtime_reconcile_cache_hold_duration_seconds (how long each
 // hold lasted) and controller_runtime_reconcile_cache_hold_timeouts_total
 // (holds released by the bound, not the informer), each labelled with the
-// controller, show it.
+// controller, show it. The queue counts a held key as in flight, in its
+// workqueue_unfinished_work_seconds and
+// workqueue_longest_running_processor_seconds.
 //
 // Design choices:
 //

@@ -350,3 +350,40 @@ func TestShutdownReleasesHeldKeys(t *testing.T) {
 		}
 	})
 }
+
+// A write recorded against an informer the controller does not watch can
+// never be seen delivered: the controller ignores it rather than hold the
+// key for the whole bound.
+func TestWriteToUnwatchedInformerIsNotHeld(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		env := controllertest.New(t, configMap("ns", "parent"))
+		unwatched := cache.NewSharedIndexInformer(&cache.ListWatch{}, &corev1.ConfigMap{}, 0, cache.Indexers{})
+		var calls int
+		reg := prometheus.NewRegistry()
+		r := controller.ReconcilerFunc[string](func(ctx context.Context, key string) (controller.Result, error) {
+			calls++
+			if calls == 1 {
+				written := configMap("ns", "parent")
+				written.ResourceVersion = "100"
+				controller.RecordWrite(ctx, unwatched, written)
+				return controller.Result{RequeueAfter: time.Millisecond}, nil
+			}
+			return controller.Result{}, nil
+		})
+		c, err := controller.New("writer", controller.Reconciler[string](r), controller.Options[string]{Registry: reg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Watch(env.Informers.Core().V1().ConfigMaps().Informer(), handler.ForObject(handler.ObjectKey)); err != nil {
+			t.Fatal(err)
+		}
+		env.Start(c)
+		env.Advance(2 * time.Millisecond)
+		if calls != 2 {
+			t.Errorf("reconciled %d times, want 2: the requeue was not held", calls)
+		}
+		if got := metricValue(t, reg, "controller_runtime_reconcile_cache_hold_duration_seconds", writerLabels); got != 0 {
+			t.Errorf("holds = %v, want 0", got)
+		}
+	})
+}
