@@ -18,8 +18,9 @@ var errReconcileTimeout = errors.New("reconcile timeout")
 
 // processNextWorkItem is one turn of a worker, as in client-go's sample
 // controller: it takes a key, reconciles it in a context derived from ctx,
-// applies the result and hands the key back. It returns false once the
-// queue is shut down and empty.
+// applies the result and hands the key back, at once or, if the reconcile
+// recorded writes, once the informers have delivered them. It returns
+// false once the queue is shut down and empty.
 func (c *Controller[K]) processNextWorkItem(ctx context.Context, log logr.Logger) bool {
 	key, priority, shutdown := c.queue.GetWithPriority()
 	if shutdown {
