@@ -2,22 +2,43 @@ package controller
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
 )
 
-// reconcileIDKey is the context key of a reconcile's ID.
-type reconcileIDKey struct{}
+// reconcileKey is the context key of a reconcile's *reconcileState.
+type reconcileKey struct{}
+
+// reconcileState is what one reconcile's context carries: its ID, and the
+// writes it records for the controller to wait for (see RecordWrite). It is
+// one value so that a reconcile that records nothing costs no more than
+// carrying the ID did.
+type reconcileState struct {
+	id      types.UID
+	watched *watchedProgress
+	// writes is nil until the first write is recorded, and closedLog once
+	// the reconcile returned.
+	writes atomic.Pointer[writeLog]
+}
 
 // withReconcile returns the context and logger of one reconcile of key: a
-// fresh reconcile ID in ctx, and log with the values key and reconcileID,
-// also in ctx (logr.FromContext and klog.FromContext find it).
-func withReconcile[K comparable](ctx context.Context, log logr.Logger, key K) (context.Context, logr.Logger) {
-	id := uuid.NewUUID()
-	log = log.WithValues("key", key, "reconcileID", id)
-	return logr.NewContext(context.WithValue(ctx, reconcileIDKey{}, id), log), log
+// fresh reconcile ID and an empty write log in ctx, and log with the values
+// key and reconcileID, also in ctx (logr.FromContext and klog.FromContext
+// find it). watched resolves the informers that writes are recorded against.
+func withReconcile[K comparable](ctx context.Context, log logr.Logger, key K, watched *watchedProgress) (context.Context, logr.Logger, *reconcileState) {
+	state := &reconcileState{id: uuid.NewUUID(), watched: watched}
+	log = log.WithValues("key", key, "reconcileID", state.id)
+	return logr.NewContext(context.WithValue(ctx, reconcileKey{}, state), log), log, state
+}
+
+// reconcileFromContext returns the state of the reconcile whose context ctx
+// is, or derives from; nil outside a reconcile.
+func reconcileFromContext(ctx context.Context) *reconcileState {
+	state, _ := ctx.Value(reconcileKey{}).(*reconcileState)
+	return state
 }
 
 // ReconcileIDFromContext returns the ID of the reconcile whose context ctx
@@ -25,8 +46,10 @@ func withReconcile[K comparable](ctx context.Context, log logr.Logger, key K) (c
 // for each attempt. It returns "" outside a reconcile. It is
 // controller-runtime's function of the same name.
 func ReconcileIDFromContext(ctx context.Context) types.UID {
-	id, _ := ctx.Value(reconcileIDKey{}).(types.UID)
-	return id
+	if state := reconcileFromContext(ctx); state != nil {
+		return state.id
+	}
+	return ""
 }
 
 // logger returns the controller's logger with its name: Options.Logger, or

@@ -20,7 +20,9 @@ import (
 // connect informers with Watch, then call Run.
 //
 // The controller guarantees that a key is never reconciled by two workers at
-// once, and applies this policy to each Reconcile's outcome:
+// once, that a key whose reconcile recorded writes (RecordWrite) is not
+// reconciled again until its informers have delivered them (or
+// Options.CacheHoldTimeout passed), and applies this policy to each Reconcile's outcome:
 //
 //   - nil error, zero Result: the key's failure history is forgotten;
 //   - nil error, Result.RequeueAfter > 0: forgotten, and added again after
@@ -52,6 +54,11 @@ type Controller[K comparable] struct {
 	synced   atomic.Bool
 	stopping atomic.Bool
 	inFlight atomic.Int32 // reconciles running
+
+	progress         watchedProgress // one tracker per watched informer
+	holds            holds           // keys kept in flight for their caches
+	delayClock       clock.WithDelayedExecution
+	cacheHoldTimeout time.Duration
 }
 
 // watch is one informer the controller listens to.
@@ -88,9 +95,14 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 		shutdownTimeout:    orDefault(opts.ShutdownTimeout, DefaultShutdownTimeout),
 		recoverPanic:       !opts.DisablePanicRecovery,
 		needLeaderElection: !opts.NoLeaderElection,
+		cacheHoldTimeout:   orDefault(opts.CacheHoldTimeout, DefaultCacheHoldTimeout),
+		delayClock:         clock.RealClock{},
 	}
 	if opts.Clock == nil {
 		c.clock = clock.RealClock{}
+	}
+	if dc, ok := opts.Clock.(clock.WithDelayedExecution); ok {
+		c.delayClock = dc // else holds are bounded in real time
 	}
 	if c.log.GetSink() != nil {
 		c.log = c.log.WithValues("controller", name)
@@ -148,7 +160,10 @@ func (c *Controller[K]) Watch(informer cache.SharedInformer, h handler.Handler[K
 	if c.log.GetSink() != nil {
 		opts.Logger = &c.log // else the informer's own
 	}
-	reg, err := informer.AddEventHandlerWithOptions(h.EventHandler(c.queue), opts)
+	// The controller's one handler on the informer also tells the
+	// informer's progress tracker what was delivered (see RecordWrite).
+	eventHandler := progressHandler{progress: c.progress.track(informer), next: h.EventHandler(c.queue)}
+	reg, err := informer.AddEventHandlerWithOptions(eventHandler, opts)
 	if err != nil {
 		return fmt.Errorf("controller %q: Watch: %w", c.name, err)
 	}

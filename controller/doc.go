@@ -51,11 +51,95 @@
 // controller_runtime_reconcile_timeouts_total,
 // controller_runtime_reconcile_time_seconds,
 // controller_runtime_max_concurrent_reconciles,
-// controller_runtime_active_workers) and the queue's workqueue_* metrics,
+// controller_runtime_active_workers), the cache hold metrics below, and the
+// queue's workqueue_* metrics,
 // with controller-runtime's help texts and labels, so existing dashboards
 // work. Nothing is registered globally: several controllers, or several
 // tests, can each use their own registry or share one, even with
 // controller-runtime's controllers (its metrics.Registry).
+//
+// # Reading your own writes
+//
+// A controller reads from informer caches, which lag behind its writes. A
+// reconcile that updates an object and is then reconciled again (an event
+// of a child, a requeue) before the informer has delivered that update
+// reads the older copy, and its next write conflicts (409) or repeats work
+// already done: a create of a child it cannot see yet, twice.
+//
+// To rule that out, a reconcile records its writes:
+//
+//	updated, err := client.AppsV1().Deployments(ns).UpdateStatus(ctx, d, metav1.UpdateOptions{})
+//	controller.RecordWrite(ctx, deploymentInformer, updated)
+//	err = client.AppsV1().ReplicaSets(ns).Delete(ctx, rs.Name, metav1.DeleteOptions{})
+//	controller.RecordDelete(ctx, replicaSetInformer, rs)
+//
+// After a reconcile that recorded writes, the worker applies its result as
+// usual (a requeue or retry is queued behind the key) but does not give the
+// key back to the queue: the key stays in flight, so no worker gets it and
+// its new events coalesce into one, until each informer has delivered each
+// recorded object at the written resourceVersion or newer (compared with
+// apimachinery's resourceversion.CompareResourceVersion), or its deletion.
+// Options.CacheHoldTimeout (DefaultCacheHoldTimeout, 5s) bounds the wait;
+// then the key proceeds anyway. The worker does not wait: it takes the next
+// key, and the informer's delivery (or a timer) releases the held one. Run
+// releases every held key when it stops.
+//
+// Use it when a reconciler decides from the cache about objects it writes
+// itself (its object's status, the children it creates and deletes) and its
+// keys come back soon after its writes. A reconciler that records nothing
+// pays one atomic swap per reconcile, and allocates nothing more. A
+// recorded write costs a small allocation, a map entry
+// in the informer's tracker until it is delivered, and one timer per held
+// key; an informer event costs an atomic load when no held key waits on
+// that informer, a map lookup when one does. A held key's next reconcile is
+// delayed by the informer's lag, usually milliseconds; the metrics
+// controller_runtime_reconcile_cache_hold_keys (keys held now),
+// controller_runtime_reconcile_cache_hold_duration_seconds (how long each
+// hold lasted) and controller_runtime_reconcile_cache_hold_timeouts_total
+// (holds released by the bound, not the informer), each labelled with the
+// controller, show it. The queue counts a held key as in flight, in its
+// workqueue_unfinished_work_seconds and
+// workqueue_longest_running_processor_seconds.
+//
+// Design choices:
+//
+//   - A kind is named by the informer that serves it, as passed to Watch,
+//     not by a GroupResource: the cache a reconciler reads is an informer,
+//     two informers may serve one resource (a label-filtered one, a
+//     metadata-only one) and only the one read from matters, and the
+//     controller already knows its informers, so there is no mapping to
+//     keep. A write against an informer the controller does not watch is
+//     logged and not waited for.
+//   - Progress is what the informer delivered to the controller's own
+//     event handler, object by object (Watch wraps it; no extra handler or
+//     goroutine), checked against the informer's store when the hold
+//     starts, since the store is updated before handlers are told. It is
+//     not the reflector's last-synced resourceVersion, which would need
+//     polling, nor bookmarks, which handlers never see. Per object, a
+//     deletion is exact (the object's UID tells a recreation apart), and
+//     nothing depends on the order of unrelated objects.
+//   - Only what held keys wait for is kept, and it is dropped when the
+//     write is delivered or the hold ends, so memory is bounded by the
+//     writes in flight rather than by the size of the caches.
+//   - Versions apimachinery cannot compare (not issued by a server) count
+//     as delivered: a key is never held on a write that cannot be judged.
+//
+// Compared with the others: kube-controller-manager's KEP-5647 ("Stale
+// Controller Handling", pkg/controller/util/consistency) records per key
+// the resourceVersion written to each GroupResource (WroteAt) and, at the
+// start of the next sync, checks that the informers have reached it
+// (EnsureReady); a sync that is not ready is skipped and the key queued
+// again. Here the key is held instead of being handed out and put back,
+// so a held key costs no sync and no trip through the rate limiter, and
+// the wait is per object rather than per resource. controller-runtime
+// v0.25's experimental read-your-writes (EnableReadYourWritesConsistency,
+// #3472) works in its cache-backed client: every write through the client
+// is remembered, and a later Get (or List) of that kind waits inside the
+// reconcile until the cache holds it. It needs no recording calls, but
+// its waits occupy a worker, and it covers only writes made through that
+// client; here the reconciler says what it wrote, and no worker waits.
+// Either way, only the next reconcile of the same key is held: another key
+// that reads the same object may still see it stale.
 //
 // # Running several controllers
 //

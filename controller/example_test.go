@@ -126,3 +126,43 @@ func ExampleReconcileIDFromContext() {
 	c.ProcessNextReady(context.Background())
 	// Output: reconcile default/web has an ID: true
 }
+
+// A reconciler that records its write, so that the controller does not
+// reconcile the key again until the informer holds the updated ConfigMap.
+func ExampleRecordWrite() {
+	client := fake.NewClientset()
+	factory := informers.NewSharedInformerFactory(client, 0)
+	configMaps := factory.Core().V1().ConfigMaps()
+
+	reconcile := func(ctx context.Context, key string) (controller.Result, error) {
+		ns, name, err := cache.SplitMetaNamespaceKey(key)
+		if err != nil {
+			return controller.Result{}, controller.TerminalError(err)
+		}
+		cm, err := configMaps.Lister().ConfigMaps(ns).Get(name)
+		if apierrors.IsNotFound(err) {
+			return controller.Result{}, nil
+		}
+		if err != nil || cm.Annotations["seen"] == "yes" {
+			return controller.Result{}, err
+		}
+		cm = cm.DeepCopy()
+		metav1.SetMetaDataAnnotation(&cm.ObjectMeta, "seen", "yes")
+		updated, err := client.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{})
+		if err != nil {
+			return controller.Result{}, err
+		}
+		// The informer is the one Watch was given, and the object is the
+		// server's answer, with the new resourceVersion.
+		controller.RecordWrite(ctx, configMaps.Informer(), updated)
+		return controller.Result{}, nil
+	}
+	c, err := controller.New("annotator", controller.ReconcilerFunc[string](reconcile), controller.Options[string]{})
+	if err != nil {
+		panic(err)
+	}
+	if err := c.Watch(configMaps.Informer(), handler.ForObject(handler.ObjectKey)); err != nil {
+		panic(err)
+	}
+	// Then factory.Start and c.Run, as in the package example.
+}

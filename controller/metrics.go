@@ -33,6 +33,9 @@ type metrics struct {
 	timeouts                       prometheus.Counter
 	reconcileTime                  prometheus.Observer
 	maxWorkers, activeWorkers      prometheus.Gauge
+	heldKeys                       prometheus.Gauge
+	holdTime                       prometheus.Observer
+	holdTimeouts                   prometheus.Counter
 }
 
 // newMetrics registers controller-runtime's controller metrics on reg,
@@ -63,6 +66,12 @@ func newMetrics(reg prometheus.Registerer, controller string) (*metrics, error) 
 		NativeHistogramMinResetDuration: time.Hour,
 	}, []string{"controller"}))
 	errs = append(errs, err)
+	holdTimes, err := prommetrics.Register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "controller_runtime_reconcile_cache_hold_duration_seconds",
+		Help:    "Length of time a key was held after a reconcile that recorded writes, until its informers delivered them, per controller",
+		Buckets: holdTimeBuckets,
+	}, []string{"controller"}))
+	errs = append(errs, err)
 	m := &metrics{
 		success:       total.WithLabelValues(controller, resultSuccess),
 		errored:       total.WithLabelValues(controller, resultError),
@@ -74,6 +83,9 @@ func newMetrics(reg prometheus.Registerer, controller string) (*metrics, error) 
 		reconcileTime: times.WithLabelValues(controller),
 		maxWorkers:    gauge("controller_runtime_max_concurrent_reconciles", "Maximum number of concurrent reconciles per controller"),
 		activeWorkers: gauge("controller_runtime_active_workers", "Number of currently used workers per controller"),
+		heldKeys:      gauge("controller_runtime_reconcile_cache_hold_keys", "Number of keys held until their informers deliver the writes of their last reconcile, per controller"),
+		holdTime:      holdTimes.WithLabelValues(controller),
+		holdTimeouts:  counter("controller_runtime_reconcile_cache_hold_timeouts_total", "Total number of cache holds that reached the bound before their informers delivered the writes, per controller", "controller").WithLabelValues(controller),
 	}
 	// Touch the requeue series so every result value is exported from the
 	// start, as controller-runtime does.

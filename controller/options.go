@@ -73,6 +73,15 @@ type Options[K comparable] struct {
 	// contexts and returns an error. Zero means DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
 
+	// CacheHoldTimeout bounds how long a key stays held after a reconcile
+	// that recorded writes (RecordWrite, RecordDelete), waiting for the
+	// informers to deliver them. After it the key proceeds on whatever the
+	// cache holds, and the hold is counted in
+	// controller_runtime_reconcile_cache_hold_timeouts_total. Zero means
+	// DefaultCacheHoldTimeout. A reconciler that records nothing is never
+	// held.
+	CacheHoldTimeout time.Duration
+
 	// DisablePanicRecovery lets a panicking Reconcile crash the process. By
 	// default the panic is logged, counted, and the key retried with
 	// backoff, as if Reconcile had returned an error.
@@ -97,7 +106,9 @@ type Options[K comparable] struct {
 	// series told apart by the "controller" label.
 	Registry prometheus.Registerer
 
-	// Clock drives the queue's delays and the reconcile time metric. Nil
+	// Clock drives the queue's delays, the reconcile and cache hold time
+	// metrics and, if it has AfterFunc (clock.WithDelayedExecution, as
+	// FakeClock does), the bound on cache holds. Nil
 	// means the real clock; tests pass k8s.io/utils/clock/testing.FakeClock.
 	// Contexts (ReconcileTimeout, ShutdownTimeout) always use real time.
 	Clock clock.WithTicker
@@ -127,7 +138,7 @@ func (o Options[K]) validate() error {
 	for _, d := range []struct {
 		name  string
 		value time.Duration
-	}{{"CacheSyncTimeout", o.CacheSyncTimeout}, {"ReconcileTimeout", o.ReconcileTimeout}, {"ShutdownTimeout", o.ShutdownTimeout}} {
+	}{{"CacheSyncTimeout", o.CacheSyncTimeout}, {"ReconcileTimeout", o.ReconcileTimeout}, {"ShutdownTimeout", o.ShutdownTimeout}, {"CacheHoldTimeout", o.CacheHoldTimeout}} {
 		if d.value < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative, got %s", d.name, d.value))
 		}

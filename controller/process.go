@@ -18,14 +18,20 @@ var errReconcileTimeout = errors.New("reconcile timeout")
 
 // processNextWorkItem is one turn of a worker, as in client-go's sample
 // controller: it takes a key, reconciles it in a context derived from ctx,
-// applies the result and hands the key back. It returns false once the
-// queue is shut down and empty.
+// applies the result and hands the key back, at once or, if the reconcile
+// recorded writes, once the informers have delivered them. It returns
+// false once the queue is shut down and empty.
 func (c *Controller[K]) processNextWorkItem(ctx context.Context, log logr.Logger) bool {
 	key, priority, shutdown := c.queue.GetWithPriority()
 	if shutdown {
 		return false
 	}
-	defer c.queue.Done(key)
+	held := false
+	defer func() {
+		if !held {
+			c.queue.Done(key)
+		}
+	}()
 	if c.stopping.Load() {
 		return true // shutting down: leave the rest of the queue alone
 	}
@@ -37,8 +43,11 @@ func (c *Controller[K]) processNextWorkItem(ctx context.Context, log logr.Logger
 	// The reconcile time is controller-runtime's: the reconcile with its
 	// result applied, on the controller's clock.
 	start := c.clock.Now()
-	c.reconcileHandler(ctx, log, key, priority)
+	state := c.reconcileHandler(ctx, log, key, priority)
 	c.metrics.reconcileTime.Observe(c.clock.Since(start).Seconds())
+	// The result is applied (requeues wait behind the in-flight key); the
+	// key itself is handed back once the caches hold the recorded writes.
+	held = c.doneWhenObserved(key, state)
 	return true
 }
 
@@ -53,9 +62,10 @@ func (c *Controller[K]) ProcessNextReady(ctx context.Context) bool {
 	return c.processNextWorkItem(ctx, c.logger(ctx))
 }
 
-// reconcileHandler runs one Reconcile of key and applies its result.
-func (c *Controller[K]) reconcileHandler(ctx context.Context, log logr.Logger, key K, priority int) {
-	ctx, log = withReconcile(ctx, log, key)
+// reconcileHandler runs one Reconcile of key and applies its result. It
+// returns the reconcile's state, with the writes it recorded.
+func (c *Controller[K]) reconcileHandler(ctx context.Context, log logr.Logger, key K, priority int) *reconcileState {
+	ctx, log, state := withReconcile(ctx, log, key, &c.progress)
 	result, err := c.reconcile(ctx, key)
 
 	switch {
@@ -85,6 +95,7 @@ func (c *Controller[K]) reconcileHandler(ctx context.Context, log logr.Logger, k
 		c.metrics.success.Inc()
 		log.V(5).Info("Reconciled")
 	}
+	return state
 }
 
 func (c *Controller[K]) countError(terminal bool) {

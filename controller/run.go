@@ -14,7 +14,8 @@ import (
 
 // Run waits for the watched informers and handlers to sync, then reconciles
 // keys with Options.Workers workers until ctx is cancelled. Then it stops
-// taking keys, waits for in-flight reconciles to return (their contexts stay
+// taking keys, hands back the keys held for their caches (see RecordWrite),
+// waits for in-flight reconciles to return (their contexts stay
 // live for up to Options.ShutdownTimeout), removes its informer handlers,
 // shuts the queue down and returns.
 //
@@ -60,6 +61,7 @@ func (c *Controller[K]) Run(ctx context.Context) error {
 	<-ctx.Done()
 	log.Info("Stopping controller, waiting for in-flight reconciles")
 	c.stopping.Store(true)
+	c.holds.releaseAll() // a held key waits for caches, not for work
 	c.queue.ShutDown()
 	finished := make(chan struct{})
 	go func() {
