@@ -37,7 +37,7 @@ func (w *watchedProgress) track(informer cache.SharedInformer) *informerProgress
 	if w.byInformer == nil {
 		w.byInformer = make(map[cache.SharedInformer]*informerProgress)
 	}
-	p := &informerProgress{store: informer.GetStore(), waiting: make(map[cache.ObjectName][]*wait)}
+	p := &informerProgress{informer: informer, waiting: make(map[cache.ObjectName][]*wait)}
 	w.byInformer[informer] = p
 	return p
 }
@@ -53,8 +53,10 @@ func (w *watchedProgress) track(informer cache.SharedInformer) *informerProgress
 // object, so memory is bounded by the writes held keys wait for, and an
 // informer nobody waits on costs one atomic load per event.
 type informerProgress struct {
-	store   cache.Store
-	pending atomic.Int64
+	// informer's store is read only when a hold starts, so that Watch
+	// asks nothing more of a custom informer than a handler.
+	informer cache.SharedInformer
+	pending  atomic.Int64
 
 	mu      sync.Mutex
 	waiting map[cache.ObjectName][]*wait
@@ -78,7 +80,7 @@ func (p *informerProgress) add(w *wait) {
 
 // checkCache resolves w if the informer's cache has already caught up.
 func (p *informerProgress) checkCache(w *wait) {
-	obj, exists, err := p.store.GetByKey(w.want.name.String())
+	obj, exists, err := p.informer.GetStore().GetByKey(w.want.name.String())
 	switch {
 	case err != nil:
 		return

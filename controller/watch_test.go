@@ -7,9 +7,11 @@ import (
 	"testing/synctest"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
+	"github.com/ctrlkit/ctrlkit/handler"
 )
 
 func TestWatchReconcilesInitialListAndEveryChange(t *testing.T) {
@@ -39,4 +41,39 @@ func TestWatchReconcilesInitialListAndEveryChange(t *testing.T) {
 			t.Fatalf("changes reconciled %v, want %v", got, want)
 		}
 	})
+}
+
+// handlerOnlyInformer is a custom informer that implements only what a
+// handler needs; any other method panics (the embedded interface is nil).
+type handlerOnlyInformer struct {
+	cache.SharedIndexInformer
+	handlers int
+}
+
+func (i *handlerOnlyInformer) AddEventHandlerWithOptions(cache.ResourceEventHandler, cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+	i.handlers++
+	return nil, nil
+}
+
+func (i *handlerOnlyInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+	return i.AddEventHandlerWithOptions(h, cache.HandlerOptions{})
+}
+
+// TestWatchAsksACustomInformerOnlyForAHandler: Watch registers its handler
+// and reads nothing else of the informer (its store only when a reconcile
+// records a write against it).
+func TestWatchAsksACustomInformerOnlyForAHandler(t *testing.T) {
+	c, err := controller.New("custom", controller.ReconcilerFunc[string](func(context.Context, string) (controller.Result, error) {
+		return controller.Result{}, nil
+	}), controller.Options[string]{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	informer := &handlerOnlyInformer{}
+	if err := c.Watch(informer, handler.ForObject(handler.ObjectKey)); err != nil {
+		t.Fatal(err)
+	}
+	if informer.handlers != 1 {
+		t.Fatalf("Watch registered %d handlers, want 1", informer.handlers)
+	}
 }
