@@ -18,7 +18,14 @@ package benchmarks
 // reconciles over its wall time; updates that arrive while a key is queued
 // coalesce, so the count of reconciles varies a little between runs.
 //
-//	cd internal/benchmarks && go test -run '^$' -bench Realistic -benchtime=1x -count=5
+//	cd internal/benchmarks && go test -run '^$' -bench RealisticReconciles -benchtime=1x -count=5
+//
+// Measured 2026-12-02 00:35 UTC on 2 shared cores, 12 processes each
+// running the three in turn, medians: ctrlkit 6,012 reconciles/s (77 us of
+// CPU per reconcile, informer included), client-go's loop 6,013 (67 us),
+// controller-runtime 5,610 (106 us). Paired by process, ctrlkit is 1.00x
+// client-go's loop and 1.09x controller-runtime. The targets: within 2% of
+// client-go's loop, and at least controller-runtime.
 
 import (
 	"context"
