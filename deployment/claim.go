@@ -143,7 +143,7 @@ func (c *claimer) adopt(ctx context.Context, rs *appsv1.ReplicaSet) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.r.client.AppsV1().ReplicaSets(rs.Namespace).Patch(ctx, rs.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+	_, err = c.r.patchReplicaSet(ctx, rs, patch)
 	return err
 }
 
@@ -160,7 +160,7 @@ func (c *claimer) release(ctx context.Context, rs *appsv1.ReplicaSet) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.r.client.AppsV1().ReplicaSets(rs.Namespace).Patch(ctx, rs.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+	_, err = c.r.patchReplicaSet(ctx, rs, patch)
 	if apierrors.IsNotFound(err) || apierrors.IsInvalid(err) {
 		return nil
 	}

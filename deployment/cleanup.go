@@ -6,7 +6,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 )
 
@@ -48,7 +47,7 @@ func (r *Reconciler) cleanupDeployment(ctx context.Context, oldRSs []*appsv1.Rep
 			continue
 		}
 		logger.V(4).Info("Trying to cleanup replica set for deployment", "replicaSet", klog.KObj(rs), "deployment", klog.KObj(d))
-		if err := r.client.AppsV1().ReplicaSets(rs.Namespace).Delete(ctx, rs.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if err := r.deleteReplicaSet(ctx, rs); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 	}

@@ -33,6 +33,18 @@
 // SharedInformerFactory and wires it into this module's
 // controller.Controller with upstream's event rules and retry policy.
 //
+// Every write the Reconciler makes (ReplicaSet create, update, patch and
+// delete, Deployment update and status update) is recorded with
+// controller.RecordWrite or controller.RecordDelete against
+// Config.DeploymentInformer or Config.ReplicaSetInformer, which
+// NewController sets. The controller then holds the Deployment's key until
+// those informers have delivered the writes (see "Reading your own writes"
+// in the controller package), so a pass never decides from a cache older
+// than the previous pass's writes: no second create of a ReplicaSet it
+// cannot see yet, no status update from a stale copy. The decisions are
+// upstream's; only the cache they are taken from is fresher. Without the
+// informers, or called outside a controller's reconcile, nothing is recorded.
+//
 // To wire it yourself into controller.Controller, which maps Result and
 // terminal errors onto its queue:
 //

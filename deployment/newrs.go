@@ -55,7 +55,7 @@ func (r *Reconciler) syncExistingNewReplicaSet(ctx context.Context, d *appsv1.De
 	annotationsChanged := setNewReplicaSetAnnotations(d, rs, newRevision, true, revisionHistoryLimitInChars)
 	if annotationsChanged || rs.Spec.MinReadySeconds != d.Spec.MinReadySeconds {
 		rs.Spec.MinReadySeconds = d.Spec.MinReadySeconds
-		return r.client.AppsV1().ReplicaSets(rs.Namespace).Update(ctx, rs, metav1.UpdateOptions{})
+		return r.updateReplicaSet(ctx, rs)
 	}
 
 	// The ReplicaSet's own revision is the truth: it was set when it became new.
@@ -70,7 +70,7 @@ func (r *Reconciler) syncExistingNewReplicaSet(ctx context.Context, d *appsv1.De
 	if changed {
 		// The status endpoint also takes the revision annotation without
 		// bumping metadata.generation, which a spec update would do.
-		if _, err := r.client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{}); err != nil {
+		if _, err := r.updateDeploymentStatus(ctx, d); err != nil {
 			return nil, err
 		}
 	}
@@ -110,7 +110,7 @@ func (r *Reconciler) createNewReplicaSet(ctx context.Context, d *appsv1.Deployme
 	*newRS.Spec.Replicas = replicas
 	setNewReplicaSetAnnotations(d, newRS, newRevision, false, revisionHistoryLimitInChars)
 
-	created, err := r.client.AppsV1().ReplicaSets(d.Namespace).Create(ctx, newRS, metav1.CreateOptions{})
+	created, err := r.createReplicaSet(ctx, newRS)
 	alreadyExists := false
 	switch {
 	case apierrors.IsAlreadyExists(err):
@@ -132,7 +132,7 @@ func (r *Reconciler) createNewReplicaSet(ctx context.Context, d *appsv1.Deployme
 		}
 		before := *d.Status.CollisionCount
 		*d.Status.CollisionCount++
-		if _, updErr := r.client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{}); updErr == nil {
+		if _, updErr := r.updateDeploymentStatus(ctx, d); updErr == nil {
 			logger.V(2).Info("Found a hash collision for deployment - bumping collisionCount to resolve it",
 				"deployment", klog.KObj(d), "oldCollisionCount", before, "newCollisionCount", *d.Status.CollisionCount)
 		}
@@ -146,7 +146,7 @@ func (r *Reconciler) createNewReplicaSet(ctx context.Context, d *appsv1.Deployme
 			setDeploymentCondition(&d.Status, newDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse,
 				ReasonReplicaSetCreateError, msg, r.clock.Now()))
 			// The create error is the one worth returning.
-			_, _ = r.client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
+			_, _ = r.updateDeploymentStatus(ctx, d)
 		}
 		r.recordWarning(d, eventReplicaSetCreateError, msg)
 		return nil, err
@@ -162,7 +162,7 @@ func (r *Reconciler) createNewReplicaSet(ctx context.Context, d *appsv1.Deployme
 		changed = true
 	}
 	if changed {
-		_, err = r.client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
+		_, err = r.updateDeploymentStatus(ctx, d)
 	}
 	return created, err
 }

@@ -50,6 +50,17 @@ type Config struct {
 	// kube-controller-manager does with the DeploymentReplicaSetTerminatingReplicas
 	// feature gate, which is on by default in v1.37. Nil means true.
 	TrackTerminatingReplicas *bool
+
+	// DeploymentInformer and ReplicaSetInformer are the informers behind the
+	// Deployments and ReplicaSets listers: the very values passed to the
+	// running controller's Watch (the controller knows an informer by that
+	// value, and each Informer() call on a client-go typed informer returns
+	// a new one). With one set, every write of that kind is recorded against
+	// it (controller.RecordWrite, controller.RecordDelete), and the controller
+	// holds the Deployment's key until the informer has delivered the write.
+	// Nil records nothing. NewController sets both.
+	DeploymentInformer cache.SharedInformer
+	ReplicaSetInformer cache.SharedInformer
 }
 
 // Reconciler brings one Deployment in line with its spec, taking the same
@@ -68,6 +79,9 @@ type Reconciler struct {
 	recorder         record.EventRecorder
 	clock            clock.PassiveClock
 	trackTerminating bool
+	// Informers to record writes against; nil records nothing.
+	deploymentInformer cache.SharedInformer
+	replicaSetInformer cache.SharedInformer
 }
 
 // Reconciler satisfies the controller package's contract for string keys.
@@ -97,13 +111,15 @@ func New(cfg Config) (*Reconciler, error) {
 		return nil, fmt.Errorf("deployment: invalid Config: %w", errors.Join(missing...))
 	}
 	r := &Reconciler{
-		client:           cfg.Client,
-		deployments:      cfg.Deployments,
-		replicaSets:      cfg.ReplicaSets,
-		pods:             cfg.Pods,
-		recorder:         cfg.Recorder,
-		clock:            cfg.Clock,
-		trackTerminating: cfg.TrackTerminatingReplicas == nil || *cfg.TrackTerminatingReplicas,
+		client:             cfg.Client,
+		deployments:        cfg.Deployments,
+		replicaSets:        cfg.ReplicaSets,
+		pods:               cfg.Pods,
+		recorder:           cfg.Recorder,
+		clock:              cfg.Clock,
+		trackTerminating:   cfg.TrackTerminatingReplicas == nil || *cfg.TrackTerminatingReplicas,
+		deploymentInformer: cfg.DeploymentInformer,
+		replicaSetInformer: cfg.ReplicaSetInformer,
 	}
 	if r.clock == nil {
 		r.clock = clock.RealClock{}
@@ -156,7 +172,7 @@ func (r *Reconciler) syncDeployment(ctx context.Context, d *appsv1.Deployment) (
 		if d.Status.ObservedGeneration < d.Generation {
 			d.Status.ObservedGeneration = d.Generation
 			// Upstream ignores the outcome: the event already tells the user.
-			if _, err := r.client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{}); err != nil {
+			if _, err := r.updateDeploymentStatus(ctx, d); err != nil {
 				klog.FromContext(ctx).V(2).Info("Could not record observedGeneration", "deployment", klog.KObj(d), "err", err)
 			}
 		}

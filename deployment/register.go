@@ -82,6 +82,10 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 	dInformer := factory.Apps().V1().Deployments()
 	rsInformer := factory.Apps().V1().ReplicaSets()
 	podInformer := factory.Core().V1().Pods()
+	// Each Informer() call returns a new wrapper around the factory's
+	// informer, and the controller knows an informer by the value passed to
+	// Watch: writes are recorded against those very values.
+	dShared, rsShared := dInformer.Informer(), rsInformer.Informer()
 	if err := AddPodControllerIndex(podInformer.Informer()); err != nil {
 		return nil, nil, fmt.Errorf("deployment: %w", err)
 	}
@@ -94,6 +98,8 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 		Recorder:                 recorder,
 		Clock:                    opts.Controller.Clock,
 		TrackTerminatingReplicas: opts.TrackTerminatingReplicas,
+		DeploymentInformer:       dShared,
+		ReplicaSetInformer:       rsShared,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -121,8 +127,8 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 		informer cache.SharedIndexInformer
 		handler  handler.Handler[string]
 	}{
-		{dInformer.Informer(), handler.ForObject(handler.ObjectKey)},
-		{rsInformer.Informer(), rules.replicaSetHandler()},
+		{dShared, handler.ForObject(handler.ObjectKey)},
+		{rsShared, rules.replicaSetHandler()},
 		{podInformer.Informer(), rules.podHandler()},
 	} {
 		if err := ctrl.Watch(w.informer, w.handler); err != nil {

@@ -6,7 +6,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 )
 
@@ -83,7 +82,7 @@ func (r *Reconciler) rollbackToTemplate(ctx context.Context, d *appsv1.Deploymen
 func (r *Reconciler) clearRollbackAndUpdate(ctx context.Context, d *appsv1.Deployment) error {
 	klog.FromContext(ctx).V(4).Info("Cleans up rollbackTo of deployment", "deployment", klog.KObj(d))
 	clearRollbackTo(d)
-	_, err := r.client.AppsV1().Deployments(d.Namespace).Update(ctx, d, metav1.UpdateOptions{})
+	_, err := r.updateDeployment(ctx, d)
 	return err
 }
 

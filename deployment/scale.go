@@ -5,7 +5,6 @@ import (
 	"math"
 
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 )
 
@@ -135,7 +134,7 @@ func (r *Reconciler) scaleReplicaSet(ctx context.Context, rs *appsv1.ReplicaSet,
 	rsCopy := rs.DeepCopy()
 	rsCopy.Spec.Replicas = &newScale
 	setReplicasAnnotations(rsCopy, desired, most)
-	updated, err := r.client.AppsV1().ReplicaSets(rsCopy.Namespace).Update(ctx, rsCopy, metav1.UpdateOptions{})
+	updated, err := r.updateReplicaSet(ctx, rsCopy)
 	if err != nil {
 		return false, updated, err
 	}

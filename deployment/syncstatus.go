@@ -5,7 +5,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlkit/ctrlkit/controller"
@@ -35,7 +34,7 @@ func (r *Reconciler) checkPausedConditions(ctx context.Context, d *appsv1.Deploy
 	if !setPausedCondition(d, r.clock.Now()) {
 		return nil
 	}
-	_, err := r.client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
+	_, err := r.updateDeploymentStatus(ctx, d)
 	return err
 }
 
@@ -48,7 +47,7 @@ func (r *Reconciler) syncDeploymentStatus(ctx context.Context, allRSs []*appsv1.
 		return nil
 	}
 	d.Status = status
-	_, err := r.client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
+	_, err := r.updateDeploymentStatus(ctx, d)
 	return err
 }
 
@@ -61,7 +60,7 @@ func (r *Reconciler) syncRolloutStatus(ctx context.Context, allRSs []*appsv1.Rep
 	status := rolloutStatus(d, allRSs, newRS, now, r.trackTerminating)
 	if statusChanged(d, &status) {
 		d.Status = status
-		_, err := r.client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
+		_, err := r.updateDeploymentStatus(ctx, d)
 		return controller.Result{}, err
 	}
 

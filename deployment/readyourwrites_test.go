@@ -1,0 +1,218 @@
+package deployment
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/controllertest"
+)
+
+// TestNewControllerReadsItsOwnWrites rolls a Deployment out on a cluster
+// whose Deployment and ReplicaSet watches deliver every event late. Each
+// pass's writes wake the Deployment again (a retry, its own events) before
+// its caches hold them. A pass run then would read a cache without the new
+// ReplicaSet and create it again (AlreadyExists), and would update status
+// from a stale Deployment (Conflict). The controller holds the key until the
+// informers have delivered the recorded writes instead. With one watch much
+// later than the other, a hold on the other kind's writes alone would not
+// be enough: each case fails if that kind's writes are not recorded.
+func TestNewControllerReadsItsOwnWrites(t *testing.T) {
+	tests := []struct {
+		name                             string
+		deploymentDelay, replicaSetDelay time.Duration
+	}{
+		{name: "ReplicaSet watch later", deploymentDelay: 50 * time.Millisecond, replicaSetDelay: 300 * time.Millisecond},
+		{name: "Deployment watch later", deploymentDelay: 300 * time.Millisecond, replicaSetDelay: 50 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				testReadsOwnWrites(t, tt.deploymentDelay, tt.replicaSetDelay)
+			})
+		})
+	}
+}
+
+func testReadsOwnWrites(t *testing.T, deploymentDelay, replicaSetDelay time.Duration) {
+	d := newDeployment("web", 2)
+	env := controllertest.New(t, d)
+	delayWatch(env, "deployments", deploymentDelay)
+	delayWatch(env, "replicasets", replicaSetDelay)
+	staleStatusUpdates := countStaleStatusUpdates(env)
+	reg := prometheus.NewRegistry()
+	ctrl, _, err := NewController(env.Client, env.Informers, record.NewFakeRecorder(100),
+		Options{Controller: controller.Options[string]{Registry: reg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Start(ctrl)
+	env.Advance(time.Minute)
+
+	if n := countCreates(env.WriteActions(), "replicasets"); n != 1 {
+		t.Errorf("%d ReplicaSet creates, want 1: a pass read a cache without the ReplicaSet it had created", n)
+	}
+	// The first pass writes status twice from the copy it read (after the
+	// create, and at the end of the rollout step), so its second write is
+	// refused, as upstream's is. Any other conflict is a stale cache.
+	if n := staleStatusUpdates.Load(); n != 1 {
+		t.Errorf("%d status updates from a stale Deployment, want 1 (the first pass's second)", n)
+	}
+	if n := gathered(t, reg, "controller_runtime_reconcile_cache_hold_duration_seconds"); n < 2 {
+		t.Errorf("%v holds, want at least 2 (the create pass's, the retry's status update)", n)
+	}
+	if n := gathered(t, reg, "controller_runtime_reconcile_cache_hold_timeouts_total"); n != 0 {
+		t.Errorf("%v holds hit the bound, want 0: the writes were delivered within %v", n, max(deploymentDelay, replicaSetDelay))
+	}
+	if n := gathered(t, reg, "controller_runtime_reconcile_cache_hold_keys"); n != 0 {
+		t.Errorf("%v keys still held after a minute, want 0", n)
+	}
+	got, err := env.Client.AppsV1().Deployments(testNamespace).Get(env.Context(), d.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.ObservedGeneration != got.Generation || got.Status.Replicas != 0 || got.Annotations[RevisionAnnotation] != "1" {
+		t.Errorf("final status %+v, revision %q: want generation %d observed, no replicas yet (no ReplicaSet controller), revision 1",
+			got.Status, got.Annotations[RevisionAnnotation], got.Generation)
+	}
+}
+
+// countStaleStatusUpdates counts the Deployment status updates that env's
+// server refuses as conflicts: those whose resourceVersion is not the
+// stored one.
+func countStaleStatusUpdates(env *controllertest.Env) *atomic.Int32 {
+	var stale atomic.Int32
+	tracker := env.Client.Tracker()
+	env.Client.PrependReactor("update", "deployments", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		update, ok := action.(clienttesting.UpdateAction)
+		if !ok || action.GetSubresource() != "status" {
+			return false, nil, nil
+		}
+		sent := update.GetObject().(*appsv1.Deployment)
+		stored, err := tracker.Get(action.GetResource(), sent.Namespace, sent.Name)
+		if err == nil && stored.(*appsv1.Deployment).ResourceVersion != sent.ResourceVersion {
+			stale.Add(1)
+		}
+		return false, nil, nil // the server's semantics answer
+	})
+	return &stale
+}
+
+// gathered returns the value of the controller's series name in reg: a
+// counter's or gauge's value, or a histogram's sample count.
+func gathered(t *testing.T, reg prometheus.Gatherer, name string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() != "controller" || l.GetValue() != ControllerName {
+					continue
+				}
+				switch {
+				case m.GetHistogram() != nil:
+					return float64(m.GetHistogram().GetSampleCount())
+				case m.GetGauge() != nil:
+					return m.GetGauge().GetValue()
+				}
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	t.Fatalf("no series %s{controller=%q}", name, ControllerName)
+	return 0
+}
+
+// delayWatch makes env's watches of resource deliver each event delay after
+// the fake server sent it, in order, each with its own copy of the object: a
+// slow informer, as under a loaded API server. Lists are not delayed.
+func delayWatch(env *controllertest.Env, resource string, delay time.Duration) {
+	tracker := env.Client.Tracker()
+	env.Client.PrependWatchReactor(resource, func(action clienttesting.Action) (bool, watch.Interface, error) {
+		var opts metav1.ListOptions
+		if w, ok := action.(clienttesting.WatchActionImpl); ok {
+			opts = w.ListOptions
+		}
+		w, err := tracker.Watch(action.GetResource(), action.GetNamespace(), opts)
+		if err != nil {
+			return true, nil, err
+		}
+		return true, newLateWatch(w, delay), nil
+	})
+}
+
+// lateWatch relays a watch, each event delay late and with its own copy of
+// the object. It returns as soon as it is stopped, so a stopped informer
+// leaves no goroutine behind.
+type lateWatch struct {
+	inner watch.Interface
+	out   chan watch.Event
+	stop  chan struct{}
+	once  sync.Once
+}
+
+func newLateWatch(inner watch.Interface, delay time.Duration) *lateWatch {
+	w := &lateWatch{inner: inner, out: make(chan watch.Event), stop: make(chan struct{})}
+	type stamped struct {
+		event watch.Event
+		due   time.Time
+	}
+	pending := make(chan stamped, 1000)
+	go func() {
+		defer close(pending)
+		for ev := range inner.ResultChan() {
+			if ev.Object != nil {
+				ev.Object = ev.Object.DeepCopyObject()
+			}
+			select {
+			case pending <- stamped{event: ev, due: time.Now().Add(delay)}:
+			case <-w.stop:
+				return
+			}
+		}
+	}()
+	go func() {
+		defer close(w.out)
+		for p := range pending {
+			timer := time.NewTimer(time.Until(p.due))
+			select {
+			case <-timer.C:
+			case <-w.stop:
+				timer.Stop()
+				return
+			}
+			select {
+			case w.out <- p.event:
+			case <-w.stop:
+				return
+			}
+		}
+	}()
+	return w
+}
+
+func (w *lateWatch) ResultChan() <-chan watch.Event { return w.out }
+
+func (w *lateWatch) Stop() {
+	w.once.Do(func() {
+		close(w.stop)
+		w.inner.Stop()
+	})
+}
