@@ -18,13 +18,25 @@ type watchedProgress struct {
 }
 
 // progressOf returns the tracker of informer, nil if it is not watched.
+// client-go's typed informers wrap the factory's informer anew on every
+// Informer() call, so an informer that is not the value passed to Watch
+// matches the watched one that has the same store.
 func (w *watchedProgress) progressOf(informer cache.SharedInformer) *informerProgress {
 	if informer == nil {
 		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.byInformer[informer]
+	if p := w.byInformer[informer]; p != nil {
+		return p
+	}
+	store := informer.GetStore()
+	for _, p := range w.byInformer {
+		if p.informer.GetStore() == store {
+			return p
+		}
+	}
+	return nil
 }
 
 // track returns informer's tracker, creating it on first use.

@@ -387,3 +387,31 @@ func TestWriteToUnwatchedInformerIsNotHeld(t *testing.T) {
 		}
 	})
 }
+
+// TestWriteRecordedAgainstAnotherWrapperIsHeld: each Informer() call of a
+// client-go typed informer returns a new wrapper of the factory's
+// informer; a write recorded against another wrapper than the one passed
+// to Watch is held all the same.
+func TestWriteRecordedAgainstAnotherWrapperIsHeld(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		env := controllertest.New(t, configMap("ns", "parent"))
+		reg := prometheus.NewRegistry()
+		r := controller.ReconcilerFunc[string](func(ctx context.Context, key string) (controller.Result, error) {
+			written := configMap("ns", "parent")
+			written.ResourceVersion = "100" // never delivered: held until the bound
+			controller.RecordWrite(ctx, env.Informers.Core().V1().ConfigMaps().Informer(), written)
+			return controller.Result{}, nil
+		})
+		c, err := controller.New("writer", controller.Reconciler[string](r), controller.Options[string]{Registry: reg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Watch(env.Informers.Core().V1().ConfigMaps().Informer(), handler.ForObject(handler.ObjectKey)); err != nil {
+			t.Fatal(err)
+		}
+		env.Start(c)
+		if got := metricValue(t, reg, "controller_runtime_reconcile_cache_hold_keys", writerLabels); got != 1 {
+			t.Errorf("held keys = %v, want 1: the write was not matched to the watched informer", got)
+		}
+	})
+}
