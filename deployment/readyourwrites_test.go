@@ -1,7 +1,6 @@
 package deployment
 
 import (
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -154,65 +153,6 @@ func delayWatch(env *controllertest.Env, resource string, delay time.Duration) {
 		if err != nil {
 			return true, nil, err
 		}
-		return true, newLateWatch(w, delay), nil
-	})
-}
-
-// lateWatch relays a watch, each event delay late and with its own copy of
-// the object. It returns as soon as it is stopped, so a stopped informer
-// leaves no goroutine behind.
-type lateWatch struct {
-	inner watch.Interface
-	out   chan watch.Event
-	stop  chan struct{}
-	once  sync.Once
-}
-
-func newLateWatch(inner watch.Interface, delay time.Duration) *lateWatch {
-	w := &lateWatch{inner: inner, out: make(chan watch.Event), stop: make(chan struct{})}
-	type stamped struct {
-		event watch.Event
-		due   time.Time
-	}
-	pending := make(chan stamped, 1000)
-	go func() {
-		defer close(pending)
-		for ev := range inner.ResultChan() {
-			if ev.Object != nil {
-				ev.Object = ev.Object.DeepCopyObject()
-			}
-			select {
-			case pending <- stamped{event: ev, due: time.Now().Add(delay)}:
-			case <-w.stop:
-				return
-			}
-		}
-	}()
-	go func() {
-		defer close(w.out)
-		for p := range pending {
-			timer := time.NewTimer(time.Until(p.due))
-			select {
-			case <-timer.C:
-			case <-w.stop:
-				timer.Stop()
-				return
-			}
-			select {
-			case w.out <- p.event:
-			case <-w.stop:
-				return
-			}
-		}
-	}()
-	return w
-}
-
-func (w *lateWatch) ResultChan() <-chan watch.Event { return w.out }
-
-func (w *lateWatch) Stop() {
-	w.once.Do(func() {
-		close(w.stop)
-		w.inner.Stop()
+		return true, controllertest.LateWatch(w, delay), nil
 	})
 }

@@ -31,6 +31,9 @@
 // defaulting, validation or garbage collection: set such fields in the
 // test when the code under test depends on them.
 //
+// [LateWatch] wraps a watch so that an informer sees each event late, for
+// tests of code that must not act on a stale cache.
+//
 // Code that reads the time should use the real clock (clock.RealClock{} or
 // the time package): inside the bubble it is virtual, and it is the clock
 // Advance moves.
