@@ -10,7 +10,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 
@@ -47,8 +46,8 @@ func TestNewControllerReadsItsOwnWrites(t *testing.T) {
 func testReadsOwnWrites(t *testing.T, deploymentDelay, replicaSetDelay time.Duration) {
 	d := newDeployment("web", 2)
 	env := controllertest.New(t, d)
-	delayWatch(env, "deployments", deploymentDelay)
-	delayWatch(env, "replicasets", replicaSetDelay)
+	env.DelayWatches("deployments", deploymentDelay)
+	env.DelayWatches("replicasets", replicaSetDelay)
 	staleStatusUpdates := countStaleStatusUpdates(env)
 	reg := prometheus.NewRegistry()
 	ctrl, _, err := NewController(env.Client, env.Informers, record.NewFakeRecorder(100),
@@ -137,22 +136,4 @@ func gathered(t *testing.T, reg prometheus.Gatherer, name string) float64 {
 	}
 	t.Fatalf("no series %s{controller=%q}", name, ControllerName)
 	return 0
-}
-
-// delayWatch makes env's watches of resource deliver each event delay after
-// the fake server sent it, in order, each with its own copy of the object: a
-// slow informer, as under a loaded API server. Lists are not delayed.
-func delayWatch(env *controllertest.Env, resource string, delay time.Duration) {
-	tracker := env.Client.Tracker()
-	env.Client.PrependWatchReactor(resource, func(action clienttesting.Action) (bool, watch.Interface, error) {
-		var opts metav1.ListOptions
-		if w, ok := action.(clienttesting.WatchActionImpl); ok {
-			opts = w.ListOptions
-		}
-		w, err := tracker.Watch(action.GetResource(), action.GetNamespace(), opts)
-		if err != nil {
-			return true, nil, err
-		}
-		return true, controllertest.LateWatch(w, delay), nil
-	})
 }

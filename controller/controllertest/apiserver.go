@@ -89,7 +89,14 @@ func (s *apiServer) install(client *fake.Clientset) {
 	client.PrependReactor("*", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		return s.react(tracker, action)
 	})
-	client.PrependWatchReactor("*", func(action clienttesting.Action) (bool, watch.Interface, error) {
+	client.PrependWatchReactor("*", watchReactor(tracker, func(w watch.Interface) watch.Interface {
+		return newCopyingWatch(w)
+	}))
+}
+
+// watchReactor answers a watch action from tracker, through wrap.
+func watchReactor(tracker clienttesting.ObjectTracker, wrap func(watch.Interface) watch.Interface) clienttesting.WatchReactionFunc {
+	return func(action clienttesting.Action) (bool, watch.Interface, error) {
 		var opts metav1.ListOptions
 		if w, ok := action.(clienttesting.WatchActionImpl); ok {
 			opts = w.ListOptions
@@ -98,8 +105,8 @@ func (s *apiServer) install(client *fake.Clientset) {
 		if err != nil {
 			return true, nil, err
 		}
-		return true, newCopyingWatch(w), nil
-	})
+		return true, wrap(w), nil
+	}
 }
 
 // observe raises the counter to a resourceVersion found on an object, so

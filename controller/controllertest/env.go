@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -97,6 +98,15 @@ func (e *Env) Settle() {
 func (e *Env) Advance(d time.Duration) {
 	time.Sleep(d)
 	e.Settle()
+}
+
+// DelayWatches makes the watches of resource ("replicasets", say) deliver
+// each event delay late (see LateWatch): a slow informer, as under a
+// loaded API server. Lists are not delayed. Call it before Start.
+func (e *Env) DelayWatches(resource string, delay time.Duration) {
+	e.Client.PrependWatchReactor(resource, watchReactor(e.Client.Tracker(), func(w watch.Interface) watch.Interface {
+		return LateWatch(w, delay)
+	}))
 }
 
 // Actions returns every request the fake clientset served, reads included.
