@@ -27,7 +27,8 @@ type reconcileState struct {
 // withReconcile returns the context and logger of one reconcile of key: a
 // fresh reconcile ID and an empty write log in ctx, and log with the values
 // key and reconcileID, also in ctx (logr.FromContext and klog.FromContext
-// find it). watched resolves the informers that writes are recorded against.
+// find it). watched resolves the informers that writes are recorded against; nil
+// ignores recorded writes.
 func withReconcile[K comparable](ctx context.Context, log logr.Logger, key K, watched *watchedProgress) (context.Context, logr.Logger, *reconcileState) {
 	state := &reconcileState{id: uuid.NewUUID(), watched: watched}
 	log = log.WithValues("key", key, "reconcileID", state.id)

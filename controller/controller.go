@@ -59,6 +59,7 @@ type Controller[K comparable] struct {
 	holds            holds           // keys kept in flight for their caches
 	delayClock       clock.WithDelayedExecution
 	cacheHoldTimeout time.Duration
+	ignoreWrites     bool // Options.DisableReadYourWrites
 }
 
 // watch is one informer the controller listens to.
@@ -96,6 +97,7 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 		recoverPanic:       !opts.DisablePanicRecovery,
 		needLeaderElection: !opts.NoLeaderElection,
 		cacheHoldTimeout:   orDefault(opts.CacheHoldTimeout, DefaultCacheHoldTimeout),
+		ignoreWrites:       opts.DisableReadYourWrites,
 		delayClock:         clock.RealClock{},
 	}
 	if opts.Clock == nil {

@@ -82,6 +82,13 @@ type Options[K comparable] struct {
 	// held.
 	CacheHoldTimeout time.Duration
 
+	// DisableReadYourWrites makes the controller ignore the writes its
+	// reconciles record: keys are handed back at once, as in client-go's
+	// sample controller. Use it against API servers older than Kubernetes
+	// 1.35, whose resourceVersions are not comparable, or to measure what
+	// the hold buys.
+	DisableReadYourWrites bool
+
 	// DisablePanicRecovery lets a panicking Reconcile crash the process. By
 	// default the panic is logged, counted, and the key retried with
 	// backoff, as if Reconcile had returned an error.

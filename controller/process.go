@@ -65,7 +65,11 @@ func (c *Controller[K]) ProcessNextReady(ctx context.Context) bool {
 // reconcileHandler runs one Reconcile of key and applies its result. It
 // returns the reconcile's state, with the writes it recorded.
 func (c *Controller[K]) reconcileHandler(ctx context.Context, log logr.Logger, key K, priority int) *reconcileState {
-	ctx, log, state := withReconcile(ctx, log, key, &c.progress)
+	watched := &c.progress
+	if c.ignoreWrites {
+		watched = nil
+	}
+	ctx, log, state := withReconcile(ctx, log, key, watched)
 	result, err := c.reconcile(ctx, key)
 
 	switch {

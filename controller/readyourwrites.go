@@ -84,6 +84,9 @@ var closedLog = &writeLog{closed: true}
 // record adds want to the reconcile's write log, creating the log on the
 // first write, so that a reconcile that records nothing allocates nothing.
 func (s *reconcileState) record(ctx context.Context, informer cache.SharedInformer, want expectation) {
+	if s.watched == nil {
+		return // Options.DisableReadYourWrites
+	}
 	progress := s.watched.progressOf(informer)
 	if progress == nil {
 		logr.FromContextOrDiscard(ctx).Error(nil, "Write recorded against an informer the controller does not watch; not waiting for it",

@@ -204,33 +204,43 @@ func TestNextReconcileReadsItsOwnWrites(t *testing.T) {
 }
 
 // TestReconcilerRecordingNothingIsNotHeld is the control of
-// TestNextReconcileReadsItsOwnWrites: the same writes, unrecorded, are not
-// waited for, so the late informer shows a stale cache to the next reconcile.
+// TestNextReconcileReadsItsOwnWrites: the same writes, unrecorded or
+// recorded on a controller with DisableReadYourWrites, are not waited for,
+// so the late informer shows a stale cache to the next reconcile.
 func TestReconcilerRecordingNothingIsNotHeld(t *testing.T) {
-	for _, write := range []string{"update", "create", "delete"} {
-		t.Run(write, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				r, reg := startWriting(t, write, false, watchDelay, controller.Options[string]{})
-				time.Sleep(watchDelay / 2)
-				synctest.Wait()
+	for _, tc := range []struct {
+		name   string
+		record bool
+		opts   controller.Options[string]
+	}{
+		{name: "unrecorded"},
+		{name: "disabled", record: true, opts: controller.Options[string]{DisableReadYourWrites: true}},
+	} {
+		for _, write := range []string{"update", "create", "delete"} {
+			t.Run(tc.name+"/"+write, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					r, reg := startWriting(t, write, tc.record, watchDelay, tc.opts)
+					time.Sleep(watchDelay / 2)
+					synctest.Wait()
 
-				views := r.seen()
-				if len(views) != 2 {
-					t.Fatalf("ns/parent reconciled %d times before the informer delivered, want 2", len(views))
-				}
-				if r.holdsWrite(views[1]) {
-					t.Errorf("second reconcile already saw the %s: the informer is not late, the test proves nothing", write)
-				}
-				for name, want := range map[string]float64{
-					"controller_runtime_reconcile_cache_hold_keys":             0,
-					"controller_runtime_reconcile_cache_hold_duration_seconds": 0,
-				} {
-					if got := metricValue(t, reg, name, writerLabels); got != want {
-						t.Errorf("%s = %v, want %v", name, got, want)
+					views := r.seen()
+					if len(views) != 2 {
+						t.Fatalf("ns/parent reconciled %d times before the informer delivered, want 2", len(views))
 					}
-				}
+					if r.holdsWrite(views[1]) {
+						t.Errorf("second reconcile already saw the %s: the informer is not late, the test proves nothing", write)
+					}
+					for name, want := range map[string]float64{
+						"controller_runtime_reconcile_cache_hold_keys":             0,
+						"controller_runtime_reconcile_cache_hold_duration_seconds": 0,
+					} {
+						if got := metricValue(t, reg, name, writerLabels); got != want {
+							t.Errorf("%s = %v, want %v", name, got, want)
+						}
+					}
+				})
 			})
-		})
+		}
 	}
 }
 
