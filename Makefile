@@ -63,4 +63,4 @@ cluster:
 
 ## scalebench: N Deployments x R replicas, ours and upstream's, on one local control plane.
 scalebench:
-	$(GO) run ./internal/cmd/scalebench -n 1000 -r 3
+	$(GO) run ./internal/cmd/scalebench -n 1000 -r 3 -pairs 3

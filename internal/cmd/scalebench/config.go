@@ -21,6 +21,7 @@ type config struct {
 	deployments   int
 	replicas      int
 	controllers   []controllerKind
+	pairs         int // with both controllers: runs of each, in alternating order
 	nodes         int // zero: enough for the pods, see nodeCount
 	workers       int
 	qps           float64
@@ -53,6 +54,7 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	fs.IntVar(&c.deployments, "n", 1000, "number of `Deployments`")
 	fs.IntVar(&c.replicas, "r", 3, "`replicas` per Deployment")
 	which := fs.String("controller", "both", "Deployment controller to measure: ours, upstream or both")
+	fs.IntVar(&c.pairs, "pairs", 1, "with -controller both, how many `pairs` of runs, each run on a fresh control plane, ours first in odd pairs and upstream first in even ones; with more than one, a summary of the medians against the targets follows the table")
 	fs.IntVar(&c.nodes, "nodes", 0, "number of kwok `nodes` (0: enough for twice the pods, 1000 pods a node)")
 	fs.IntVar(&c.workers, "workers", 5, "our controller's `workers` (kube-controller-manager runs 5)")
 	fs.Float64Var(&c.qps, "qps", 500, "client `QPS` of our controller and of kube-controller-manager")
@@ -86,7 +88,7 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	counts := []struct {
 		flag  string
 		value int
-	}{{"-n", c.deployments}, {"-r", c.replicas}, {"-workers", c.workers}, {"-burst", c.burst}, {"-create-workers", c.createWorkers}, {"-gogc", c.gogc}}
+	}{{"-n", c.deployments}, {"-r", c.replicas}, {"-workers", c.workers}, {"-burst", c.burst}, {"-create-workers", c.createWorkers}, {"-gogc", c.gogc}, {"-pairs", c.pairs}}
 	for _, n := range counts {
 		if n.value <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, got %d", n.flag, n.value))
@@ -100,6 +102,9 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	}
 	if c.nodes < 0 {
 		errs = append(errs, fmt.Errorf("-nodes must not be negative, got %d", c.nodes))
+	}
+	if c.pairs > 1 && len(c.controllers) != 2 {
+		errs = append(errs, fmt.Errorf("-pairs needs -controller both"))
 	}
 	if len(errs) > 0 {
 		return config{}, errors.Join(errs...)

@@ -39,7 +39,7 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 		results []result
 		errs    []error
 	)
-	for _, kind := range cfg.controllers {
+	for _, kind := range cfg.runOrder() {
 		res, err := benchmark(ctx, cfg, kind, log)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", kind, err))
@@ -54,6 +54,9 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 		fmt.Fprintf(out, "scalebench %s\n\nstarted %s, %d kwok nodes, GOMAXPROCS %d, GOGC %d, %s\n\n",
 			strings.Join(args, " "), began.Format(time.RFC3339), cfg.nodeCount(), runtime.GOMAXPROCS(0), cfg.gogc, runtime.Version())
 		fmt.Fprint(out, renderTable(results))
+		if cfg.pairs > 1 {
+			fmt.Fprint(out, "\n"+renderSummary(pairUp(results)))
+		}
 	}
 	return errors.Join(errs...)
 }

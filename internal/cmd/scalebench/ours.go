@@ -62,7 +62,17 @@ func (c *runningController) summary() string {
 	if err != nil {
 		queue = err.Error()
 	}
-	return strings.Join(append(parts, queue), ", ")
+	parts = append(parts, queue)
+	// Read-your-writes: how often a key waited for its caches, and how long.
+	for _, m := range families["controller_runtime_reconcile_cache_hold_duration_seconds"].GetMetric() {
+		if h := m.GetHistogram(); h.GetSampleCount() > 0 {
+			parts = append(parts, fmt.Sprintf("cache holds: %d, mean %.1fms", h.GetSampleCount(), 1000*h.GetSampleSum()/float64(h.GetSampleCount())))
+		}
+	}
+	for _, m := range families["controller_runtime_reconcile_cache_hold_timeouts_total"].GetMetric() {
+		parts = append(parts, fmt.Sprintf("cache holds that hit the bound: %.0f", m.GetCounter().GetValue()))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // startOurs runs ctrlkit's Deployment controller against the API server of

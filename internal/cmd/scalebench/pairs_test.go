@@ -1,0 +1,84 @@
+package main
+
+import (
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRunOrderAlternates(t *testing.T) {
+	cfg, err := parseFlags([]string{"-pairs", "3"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []controllerKind{ours, upstream, upstream, ours, ours, upstream}
+	if got := cfg.runOrder(); !slices.Equal(got, want) {
+		t.Errorf("run order %v, want %v", got, want)
+	}
+	if _, err := parseFlags([]string{"-pairs", "2", "-controller", "ours"}, io.Discard); err == nil {
+		t.Error("-pairs 2 with one controller accepted")
+	}
+}
+
+// finishedRun is a run of kind with the given phase times in seconds,
+// status updates and failed ones, and other writes.
+func finishedRun(kind controllerKind, create, rollout float64, status, failed, other int) result {
+	phase := func(s float64) phaseResult {
+		return phaseResult{elapsed: time.Duration(s * float64(time.Second)), available: 10, total: 10}
+	}
+	return result{
+		controller: kind, deployments: 10, replicas: 3,
+		create: phase(create), rollout: phase(rollout),
+		apiWrites: writes{statusUpdate: status, {"POST", "replicasets"}: other},
+		apiFailed: writes{statusUpdate: failed},
+	}
+}
+
+func TestSummaryTakesTheMedianOfThePairs(t *testing.T) {
+	results := []result{
+		finishedRun(ours, 50, 90, 1000, 5, 900), finishedRun(upstream, 50, 100, 1200, 200, 900), // pair 1
+		finishedRun(upstream, 60, 100, 1200, 200, 1000), finishedRun(ours, 66, 80, 1000, 20, 1000), // pair 2, other order
+		finishedRun(ours, 55, 99, 1000, 0, 900), finishedRun(upstream, 50, 100, 1100, 100, 900), // pair 3
+	}
+	pairs := pairUp(results)
+	if len(pairs) != 3 {
+		t.Fatalf("%d pairs, want 3", len(pairs))
+	}
+	if pairs[1].ours.create.elapsed != 66*time.Second {
+		t.Errorf("pair 2 ours is %+v, want the run of ours that came second", pairs[1].ours)
+	}
+	want := `| target | pair 1 | pair 2 | pair 3 | median | bound | met |
+|---|---:|---:|---:|---:|---:|---|
+| failed Deployment status updates, of ours | 0.50% | 2.00% | 0.00% | 0.50% | ≤ 1.00% | yes |
+| total API writes, ours / upstream's | 0.90× | 0.91× | 0.95× | 0.91× | ≤ 0.95× | yes |
+| rollout time, ours / upstream's | 0.90× | 0.80× | 0.99× | 0.90× | ≤ 0.90× | yes |
+| create time, ours / upstream's | 1.00× | 1.10× | 1.10× | 1.10× | ≤ 1.00× | no |
+`
+	if diff := cmp.Diff(want, renderSummary(pairs)); diff != "" {
+		t.Errorf("renderSummary (-want +got):\n%s", diff)
+	}
+}
+
+func TestSummaryCountsAnUnfinishedPairAsMissed(t *testing.T) {
+	timedOut := finishedRun(ours, 50, 90, 1000, 0, 900)
+	timedOut.rollout.available = 3
+	pairs := pairUp([]result{timedOut, finishedRun(upstream, 50, 100, 1000, 0, 900)})
+	got := renderSummary(pairs)
+	want := "| rollout time, ours / upstream's | n/a | n/a | ≤ 0.90× | no |\n"
+	if !slices.Contains(strings.SplitAfter(got, "\n"), want) {
+		t.Errorf("summary of a timed-out pair:\n%s\nwant the line %q", got, want)
+	}
+}
+
+func TestPairUpSkipsARunWithoutPartner(t *testing.T) {
+	// Pair 1's upstream run failed, so ours is alone; pair 2 is whole.
+	results := []result{finishedRun(ours, 1, 1, 1, 0, 1), finishedRun(ours, 3, 3, 3, 0, 3), finishedRun(upstream, 4, 4, 4, 0, 4)}
+	pairs := pairUp(results)
+	if len(pairs) != 1 || pairs[0].ours.create.elapsed != 3*time.Second {
+		t.Errorf("pairs %+v, want one: the second ours with the last upstream", pairs)
+	}
+}
