@@ -1,0 +1,29 @@
+// Package builder wires a controller the way one describes it: the kind it
+// reconciles, the kinds it owns, other watches with their mappings,
+// predicates and options, registered with a manager.
+//
+//	_, err := builder.ControllerManagedBy(mgr, "webapp", handler.ObjectKey).
+//		For(webapps.Informer(), webAppResource.GroupKind(), webAppResource.Scope()).
+//		Owns(factory.Apps().V1().Deployments().Informer()).
+//		Owns(factory.Core().V1().Services().Informer()).
+//		Watches(factory.Core().V1().ConfigMaps().Informer(), handler.Map(configMapToApps)).
+//		WithOptions(controller.Options[string]{Workers: 4}).
+//		Complete(reconciler)
+//
+// It adds little of its own: For is handler.ForObject, Owns is
+// handler.ForControllerOf on the primary kind (its scope, namespaced or
+// cluster-scoped, says how owners are looked up; the primary informer's
+// store is the lookup, so a reference left over from a deleted owner of the
+// same name wakes nobody), Watches takes any handler.Handler, and Complete
+// is controller.New, Controller.Watch for each, and manager.Manager.Add.
+// Mistakes (no For, For twice, a nil informer) are reported together by
+// Build or Complete.
+//
+// Informers come from client-go's factories (and typed.NewSharedInformer
+// for custom resources, which puts them in the same factory); the manager
+// starts them with the factories given to AddInformerFactory. The builder
+// asks for every informer before the manager runs, so none is left
+// unstarted; an informer from a factory the manager does not run fails the
+// controller's cache sync, with the informers named, rather than leaving it
+// waiting silently.
+package builder

@@ -1,0 +1,160 @@
+package typed
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/gentype"
+	"k8s.io/client-go/rest"
+)
+
+// Object is what a resource's Go type must be: a pointer to a struct that
+// embeds metav1.TypeMeta (json:",inline") and metav1.ObjectMeta
+// (json:"metadata"), with a DeepCopyObject method, hand-written or from
+// deepcopy-gen. Nothing else is generated.
+type Object interface {
+	runtime.Object
+	metav1.Object
+}
+
+// Client reads and writes the objects of one resource as T, in one
+// namespace or, for a cluster-scoped resource or a list across
+// namespaces, in none. It has the methods of a generated clientset's typed
+// client (Get, List, Watch, Create, Update, UpdateStatus, Patch, Delete,
+// from client-go's gentype), plus Apply and ApplyStatus for server-side
+// apply of a T.
+//
+// A Client is safe for concurrent use. Namespace returns a Client for
+// another namespace sharing the same REST client; the root Client from
+// NewClient has no namespace.
+type Client[T Object] struct {
+	*gentype.ClientWithList[T, *List[T]]
+
+	resource  Resource
+	rest      rest.Interface
+	codec     runtime.ParameterCodec
+	newObject func() T
+}
+
+// NewClient returns a Client for resource, talking to the API server of
+// config (its host, credentials, rate limits and timeouts). T must be a
+// pointer to a struct (see Object). The client speaks JSON, as custom
+// resources do.
+func NewClient[T Object](config *rest.Config, resource Resource) (*Client[T], error) {
+	if config == nil {
+		return nil, errors.New("typed: NewClient: config must not be nil")
+	}
+	if err := resource.validate(); err != nil {
+		return nil, fmt.Errorf("typed: NewClient: %w", err)
+	}
+	newObject, err := objectCreator[T]()
+	if err != nil {
+		return nil, fmt.Errorf("typed: NewClient: %w", err)
+	}
+	scheme := newScheme(resource, newObject)
+
+	gv := resource.GroupVersion()
+	cfg := rest.CopyConfig(config)
+	cfg.GroupVersion = &gv
+	cfg.APIPath = "/apis"
+	if gv.Group == "" {
+		cfg.APIPath = "/api"
+	}
+	cfg.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+	cfg.ContentType = runtime.ContentTypeJSON
+	cfg.AcceptContentTypes = runtime.ContentTypeJSON
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	restClient, err := rest.RESTClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("typed: NewClient: %w", err)
+	}
+	c := &Client[T]{resource: resource, rest: restClient, codec: runtime.NewParameterCodec(scheme), newObject: newObject}
+	return c.Namespace(""), nil
+}
+
+// objectCreator returns a function that makes a new, empty T, or an error
+// if T is not a pointer to a struct.
+func objectCreator[T Object]() (func() T, error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("%v is not a pointer to a struct", t)
+	}
+	elem := t.Elem()
+	return func() T { return reflect.New(elem).Interface().(T) }, nil
+}
+
+// newScheme registers T and List[T] under the resource's kinds, and the
+// option types (ListOptions, ...) that encode query parameters, in a
+// scheme of their own: nothing global is touched.
+func newScheme[T Object](resource Resource, newObject func() T) *runtime.Scheme {
+	scheme := runtime.NewScheme()
+	gv := resource.GroupVersion()
+	scheme.AddKnownTypeWithName(gv.WithKind(resource.Kind), newObject())
+	scheme.AddKnownTypeWithName(gv.WithKind(resource.Kind+"List"), &List[T]{})
+	metav1.AddToGroupVersion(scheme, gv)
+	return scheme
+}
+
+// Namespace returns a Client for the objects in namespace: "" for a
+// cluster-scoped resource, or to list and watch a namespaced one across
+// all namespaces. The API server refuses a namespace for a cluster-scoped
+// resource.
+func (c *Client[T]) Namespace(namespace string) *Client[T] {
+	n := *c
+	n.ClientWithList = gentype.NewClientWithList[T, *List[T]](
+		c.resource.Resource, c.rest, c.codec, namespace, c.newObject,
+		func() *List[T] { return &List[T]{} })
+	return &n
+}
+
+// Resource returns the resource the client serves.
+func (c *Client[T]) Resource() Resource { return c.resource }
+
+// New returns a new, empty T.
+func (c *Client[T]) New() T { return c.newObject() }
+
+// Apply applies obj with server-side apply (a patch of type
+// application/apply-patch+yaml): the fields obj sets become the desired
+// state owned by opts.FieldManager (required). obj must have a name; its
+// apiVersion and kind are filled in. obj is not modified.
+//
+// Every field T serializes is applied, so a type meant for apply marks its
+// optional fields omitempty (pointers for numbers and booleans whose zero
+// value is meaningful), as generated apply configurations do; otherwise a
+// zero value is applied, and owned, as a real value. The status of obj is
+// ignored by the main resource; use ApplyStatus.
+func (c *Client[T]) Apply(ctx context.Context, obj T, opts metav1.ApplyOptions) (T, error) {
+	return c.apply(ctx, obj, opts)
+}
+
+// ApplyStatus is Apply on the status subresource: only obj's status is
+// applied.
+func (c *Client[T]) ApplyStatus(ctx context.Context, obj T, opts metav1.ApplyOptions) (T, error) {
+	return c.apply(ctx, obj, opts, "status")
+}
+
+func (c *Client[T]) apply(ctx context.Context, obj T, opts metav1.ApplyOptions, subresources ...string) (T, error) {
+	var zero T
+	if reflect.ValueOf(obj).IsNil() {
+		return zero, errors.New("typed: Apply: object must not be nil")
+	}
+	if obj.GetName() == "" {
+		return zero, errors.New("typed: Apply: object must have a name")
+	}
+	body := obj.DeepCopyObject()
+	body.GetObjectKind().SetGroupVersionKind(c.resource.GroupVersionKind())
+	data, err := json.Marshal(body)
+	if err != nil {
+		return zero, fmt.Errorf("typed: Apply: %w", err)
+	}
+	return c.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, opts.ToPatchOptions(), subresources...)
+}
