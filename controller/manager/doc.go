@@ -46,11 +46,24 @@
 //  2. the other runnables,
 //  3. informer factories (their stop channel, then Shutdown if they have it),
 //  4. the HTTP servers (/readyz fails from the start of shutdown),
-//  5. leader election, releasing the Lease if ReleaseOnCancel.
+//  5. leader election, releasing the Lease if ReleaseOnCancel,
+//  6. the event broadcasters, once the events recorded so far (the
+//     leader election's last among them) are written.
 //
 // GracefulShutdownTimeout bounds the whole sequence. Past it, the remaining
 // stages are stopped without waiting, the Lease is left to expire, and Run
 // returns ErrShutdownTimeout naming what was still running.
+//
+// # Events
+//
+// EventRecorderFor returns an events.k8s.io/v1 recorder (client-go's
+// tools/events) for a controller name; CoreV1EventRecorderFor a core/v1 one
+// (tools/record), the API kube-controller-manager's controllers record
+// with, for ports that must emit upstream's events unchanged. Both write
+// through Options.Client, start with the first recorder and stop last in
+// the shutdown; without a Client, events are only logged (level 3). With
+// Options.Client and no LeaderElection.EventRecorder, leadership changes
+// are recorded on the Lease, as kube-controller-manager does.
 //
 // # Endpoints
 //

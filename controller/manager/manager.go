@@ -33,6 +33,7 @@ type Manager struct {
 	logger   logr.Logger
 	registry *prometheus.Registry
 	elector  *elector // nil without leader election
+	events   *eventBroadcasters
 
 	healthz checkSet
 	readyz  checkSet
@@ -67,6 +68,7 @@ func New(opts Options) (*Manager, error) {
 		registry: opts.Registry,
 		names:    map[string]bool{},
 		elected:  make(chan struct{}),
+		events:   newEventBroadcasters(opts.Client, opts.Logger),
 	}
 	if m.registry == nil {
 		m.registry = prometheus.NewRegistry()
@@ -76,6 +78,10 @@ func New(opts Options) (*Manager, error) {
 		)
 	}
 	if opts.LeaderElection.Enabled {
+		if opts.LeaderElection.EventRecorder == nil && opts.Client != nil {
+			opts.LeaderElection.EventRecorder = leaseEventRecorder{m, opts.LeaderElection.Name}
+			m.opts.LeaderElection.EventRecorder = opts.LeaderElection.EventRecorder
+		}
 		if m.elector, err = newElector(opts.LeaderElection, m.logger); err != nil {
 			return nil, err
 		}

@@ -56,6 +56,13 @@ type Options struct {
 	// LeaderElection, when enabled, runs the runnables that need it only
 	// while this process holds a Lease.
 	LeaderElection LeaderElection
+
+	// Client is the Manager's own connection to the API server. It writes
+	// the events of EventRecorderFor and CoreV1EventRecorderFor, reviews
+	// the tokens of /metrics requests with MetricsAuth, and is the default
+	// LeaderElection.Client. Nil means events are only logged; MetricsAuth
+	// then needs it.
+	Client kubernetes.Interface
 }
 
 // LeaderElection configures leader election on a coordination.k8s.io Lease
@@ -65,7 +72,8 @@ type LeaderElection struct {
 	// at once.
 	Enabled bool
 
-	// Client reads and writes the Lease. Required when Enabled.
+	// Client reads and writes the Lease. Nil means Options.Client; one of
+	// them is required when Enabled.
 	Client kubernetes.Interface
 
 	// Namespace and Name locate the Lease. Both are required when Enabled.
@@ -95,8 +103,11 @@ type LeaderElection struct {
 	// has stopped; after a shutdown timeout it is left to expire.
 	ReleaseOnCancel bool
 
-	// EventRecorder, if set, records "became leader" / "stopped leading"
-	// events on the Lease.
+	// EventRecorder records "became leader" / "stopped leading" events on
+	// the Lease. Nil with Options.Client set means the Manager's own
+	// core/v1 recorder (CoreV1EventRecorderFor) with the Lease's Name as
+	// the component, as kube-controller-manager records them; nil without
+	// Options.Client records none.
 	EventRecorder resourcelock.EventRecorder
 }
 
@@ -121,6 +132,9 @@ func (o Options) withDefaults() (Options, error) {
 	if !o.LeaderElection.Enabled {
 		return o, nil
 	}
+	if o.LeaderElection.Client == nil {
+		o.LeaderElection.Client = o.Client
+	}
 	le, err := o.LeaderElection.withDefaults()
 	o.LeaderElection = le
 	return o, err
@@ -138,7 +152,7 @@ func (le LeaderElection) withDefaults() (LeaderElection, error) {
 	}
 	var errs []error
 	if le.Client == nil {
-		errs = append(errs, errors.New("LeaderElection.Client is required"))
+		errs = append(errs, errors.New("LeaderElection.Client or Options.Client is required"))
 	}
 	if le.Namespace == "" {
 		errs = append(errs, errors.New("LeaderElection.Namespace is required"))
