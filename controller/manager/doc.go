@@ -73,7 +73,37 @@
 // not renewed its Lease for 20s past expiry); "shutdown", "informer-sync"
 // and "runnable-sync" on /readyz. AddHealthzCheck and AddReadyzCheck add
 // more. /metrics serves Options.Registry, or the Manager's own registry
-// (Manager.Registry) with the Go and process collectors. With leader
-// election, ctrlkit_leader_election_is_leader{lease,id} is 1 while this
-// Manager holds the Lease.
+// (Manager.Registry) with the Go and process collectors. Options.PprofAddr
+// serves net/http/pprof under /debug/pprof/ (off by default). Endpoints
+// given the same address share one server.
+//
+// # Metrics
+//
+// With leader election, client-go's leader metrics are on the registry as
+// kube-controller-manager exposes them, so that its dashboards and alerts
+// apply: leader_election_master_status{name} (1 while leading the Lease
+// called name) and leader_election_slowpath_total{name}. client-go reports
+// them through one process-wide provider (leaderelection.SetProvider), so
+// they are per process and Lease name; ctrlkit_leader_election_is_leader
+// {lease,id} is this Manager's own, per candidate. Options.RESTClientMetrics
+// adds client-go's rest_client_requests_total{code,method,host} and
+// rest_client_request_duration_seconds{verb,host}, also process-wide. If
+// another adapter (component-base's, controller-runtime's) took one of
+// client-go's hooks first, the Manager logs it and those metrics stay on
+// that adapter's registry.
+//
+// # Authentication
+//
+// Options.MetricsAuth guards /metrics and /debug/pprof/ as kube-rbac-proxy
+// and controller-runtime's filters.WithAuthenticationAndAuthorization do: a
+// bearer token, authenticated by a TokenReview and authorized by a
+// SubjectAccessReview for the non-resource URL (verb "get" on "/metrics"),
+// through Options.Client; decisions are cached for ten seconds. The Manager
+// needs the ClusterRole system:auth-delegator; a scraper needs
+//
+//	rules:
+//	- nonResourceURLs: ["/metrics"]
+//	  verbs: ["get"]
+//
+// The servers speak plain HTTP: keep tokens on a network others cannot read.
 package manager

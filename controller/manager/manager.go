@@ -34,6 +34,7 @@ type Manager struct {
 	registry *prometheus.Registry
 	elector  *elector // nil without leader election
 	events   *eventBroadcasters
+	auth     *reviewer // nil without MetricsAuth
 
 	healthz checkSet
 	readyz  checkSet
@@ -51,6 +52,7 @@ type Manager struct {
 
 	healthProbeAddr atomic.Pointer[string]
 	metricsAddr     atomic.Pointer[string]
+	pprofAddr       atomic.Pointer[string]
 
 	// wrapListener, if set, wraps each bound listener: tests inject failures.
 	wrapListener func(net.Listener) net.Listener
@@ -82,12 +84,28 @@ func New(opts Options) (*Manager, error) {
 			opts.LeaderElection.EventRecorder = leaseEventRecorder{m, opts.LeaderElection.Name}
 			m.opts.LeaderElection.EventRecorder = opts.LeaderElection.EventRecorder
 		}
+		installLeaderMetrics() // before client-go's LeaderElector asks for it
 		if m.elector, err = newElector(opts.LeaderElection, m.logger); err != nil {
 			return nil, err
 		}
 		if err := registerLeaderMetric(m.registry, opts.LeaderElection, &m.leading); err != nil {
 			return nil, err
 		}
+		if ours, err := registerLeaderElectionMetrics(m.registry); err != nil {
+			return nil, fmt.Errorf("manager: registering leader election metrics: %w", err)
+		} else if !ours {
+			m.logger.Info("Another leaderelection metrics provider reports leader_election_master_status; it is not on this Manager's registry")
+		}
+	}
+	if opts.RESTClientMetrics {
+		if ours, err := registerRESTClientMetrics(m.registry); err != nil {
+			return nil, fmt.Errorf("manager: registering REST client metrics: %w", err)
+		} else if !ours {
+			m.logger.Info("Another adapter reports client-go's REST client metrics; they are not on this Manager's registry")
+		}
+	}
+	if opts.MetricsAuth {
+		m.auth = newReviewer(opts.Client, m.logger)
 	}
 	m.addDefaultChecks()
 	return m, nil
@@ -193,6 +211,9 @@ func (m *Manager) HealthProbeAddr() string { return loadAddr(&m.healthProbeAddr)
 
 // MetricsAddr is the address /metrics listens on; see HealthProbeAddr.
 func (m *Manager) MetricsAddr() string { return loadAddr(&m.metricsAddr) }
+
+// PprofAddr is the address /debug/pprof/ listens on; see HealthProbeAddr.
+func (m *Manager) PprofAddr() string { return loadAddr(&m.pprofAddr) }
 
 func loadAddr(p *atomic.Pointer[string]) string {
 	if a := p.Load(); a != nil {

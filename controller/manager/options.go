@@ -49,6 +49,34 @@ type Options struct {
 	// disables them. It may equal MetricsAddr: one server then serves all three.
 	HealthProbeAddr string
 
+	// PprofAddr is the address of net/http/pprof's handlers, under
+	// /debug/pprof/, e.g. "127.0.0.1:6060". Empty or "0" disables them,
+	// the default: profiles expose the process's memory and cost CPU. It
+	// may equal MetricsAddr or HealthProbeAddr: one server then serves
+	// both.
+	PprofAddr string
+
+	// MetricsAuth requires each request to /metrics, and to /debug/pprof/,
+	// to carry a bearer token that the API server authenticates
+	// (TokenReview) and authorizes for the request's verb on its path as a
+	// non-resource URL (SubjectAccessReview): "get" on "/metrics", as
+	// kube-rbac-proxy and controller-runtime's authentication filter do.
+	// Probes stay open. It needs Options.Client, allowed to create
+	// tokenreviews and subjectaccessreviews (ClusterRole
+	// system:auth-delegator); a scraper needs "get" on the nonResourceURL
+	// "/metrics". Decisions are cached for ten seconds. The endpoint stays
+	// plain HTTP: tokens must not cross a network that others can read.
+	MetricsAuth bool
+
+	// RESTClientMetrics puts client-go's request metrics on the registry:
+	// rest_client_requests_total{code,method,host} and
+	// rest_client_request_duration_seconds{verb,host}, named as in
+	// kube-controller-manager. client-go keeps one hook for the whole
+	// process, so they count every client of the process, and stay empty
+	// if another adapter (component-base's, controller-runtime's) took the
+	// hook first; the Manager logs that.
+	RESTClientMetrics bool
+
 	// GracefulShutdownTimeout bounds the whole shutdown sequence. Zero means
 	// DefaultGracefulShutdownTimeout; a negative value waits forever.
 	GracefulShutdownTimeout time.Duration
@@ -129,6 +157,10 @@ func (o Options) withDefaults() (Options, error) {
 		o.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
 	}
 	o.MetricsAddr, o.HealthProbeAddr = endpointAddr(o.MetricsAddr), endpointAddr(o.HealthProbeAddr)
+	o.PprofAddr = endpointAddr(o.PprofAddr)
+	if o.MetricsAuth && o.Client == nil {
+		return o, errors.New("manager: invalid options: MetricsAuth needs Options.Client to review tokens")
+	}
 	if !o.LeaderElection.Enabled {
 		return o, nil
 	}

@@ -103,6 +103,9 @@ func (r *run) stopElection(cause error, leadersStopped bool) error {
 	r.cancelElection()
 	electionStopped := r.waitStage("leader election", []waiter{{"leader election", r.electionDone}})
 	r.m.leading.Store(false)
+	// client-go turns its gauge off only when renewal fails, not when its
+	// context ends.
+	leaderMetric{processLeaderMetrics}.Off(r.m.opts.LeaderElection.Name)
 	release := r.m.opts.LeaderElection.ReleaseOnCancel && r.leading && !errors.Is(cause, ErrLeaderElectionLost)
 	if !release || !leadersStopped || !electionStopped {
 		return nil
