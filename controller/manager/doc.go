@@ -19,7 +19,10 @@
 //	err = mgr.Run(manager.SetupSignalHandler())
 //
 // Options.BindFlags registers kube-controller-manager-style flags
-// (--leader-elect, --leader-elect-lease-duration, ...) for the same fields.
+// (--leader-elect, --leader-elect-lease-duration, ...) for the same fields,
+// on a standard library flag.FlagSet or an spf13/pflag one;
+// BindServerFlags and LeaderElection.BindFlags bind each group alone, for
+// help printed in sections.
 //
 // Anything with Run(ctx) error is a Runnable. Optional methods, found by
 // type assertion, refine how it is run: Name (unique per Manager; used in
