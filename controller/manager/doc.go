@@ -19,7 +19,10 @@
 //	err = mgr.Run(manager.SetupSignalHandler())
 //
 // Options.BindFlags registers kube-controller-manager-style flags
-// (--leader-elect, --leader-elect-lease-duration, ...) for the same fields.
+// (--leader-elect, --leader-elect-lease-duration, ...) for the same fields,
+// on a standard library flag.FlagSet or an spf13/pflag one;
+// BindServerFlags and LeaderElection.BindFlags bind each group alone, for
+// help printed in sections.
 //
 // Anything with Run(ctx) error is a Runnable. Optional methods, found by
 // type assertion, refine how it is run: Name (unique per Manager; used in
@@ -46,11 +49,24 @@
 //  2. the other runnables,
 //  3. informer factories (their stop channel, then Shutdown if they have it),
 //  4. the HTTP servers (/readyz fails from the start of shutdown),
-//  5. leader election, releasing the Lease if ReleaseOnCancel.
+//  5. leader election, releasing the Lease if ReleaseOnCancel,
+//  6. the event broadcasters, once the events recorded so far (the
+//     leader election's last among them) are written.
 //
 // GracefulShutdownTimeout bounds the whole sequence. Past it, the remaining
 // stages are stopped without waiting, the Lease is left to expire, and Run
 // returns ErrShutdownTimeout naming what was still running.
+//
+// # Events
+//
+// EventRecorderFor returns an events.k8s.io/v1 recorder (client-go's
+// tools/events) for a controller name; CoreV1EventRecorderFor a core/v1 one
+// (tools/record), the API kube-controller-manager's controllers record
+// with, for ports that must emit upstream's events unchanged. Both write
+// through Options.Client, start with the first recorder and stop last in
+// the shutdown; without a Client, events are only logged (level 3). With
+// Options.Client and no LeaderElection.EventRecorder, leadership changes
+// are recorded on the Lease, as kube-controller-manager does.
 //
 // # Endpoints
 //
@@ -60,7 +76,37 @@
 // not renewed its Lease for 20s past expiry); "shutdown", "informer-sync"
 // and "runnable-sync" on /readyz. AddHealthzCheck and AddReadyzCheck add
 // more. /metrics serves Options.Registry, or the Manager's own registry
-// (Manager.Registry) with the Go and process collectors. With leader
-// election, ctrlkit_leader_election_is_leader{lease,id} is 1 while this
-// Manager holds the Lease.
+// (Manager.Registry) with the Go and process collectors. Options.PprofAddr
+// serves net/http/pprof under /debug/pprof/ (off by default). Endpoints
+// given the same address share one server.
+//
+// # Metrics
+//
+// With leader election, client-go's leader metrics are on the registry as
+// kube-controller-manager exposes them, so that its dashboards and alerts
+// apply: leader_election_master_status{name} (1 while leading the Lease
+// called name) and leader_election_slowpath_total{name}. client-go reports
+// them through one process-wide provider (leaderelection.SetProvider), so
+// they are per process and Lease name; ctrlkit_leader_election_is_leader
+// {lease,id} is this Manager's own, per candidate. Options.RESTClientMetrics
+// adds client-go's rest_client_requests_total{code,method,host} and
+// rest_client_request_duration_seconds{verb,host}, also process-wide. If
+// another adapter (component-base's, controller-runtime's) took one of
+// client-go's hooks first, the Manager logs it and those metrics stay on
+// that adapter's registry.
+//
+// # Authentication
+//
+// Options.MetricsAuth guards /metrics and /debug/pprof/ as kube-rbac-proxy
+// and controller-runtime's filters.WithAuthenticationAndAuthorization do: a
+// bearer token, authenticated by a TokenReview and authorized by a
+// SubjectAccessReview for the non-resource URL (verb "get" on "/metrics"),
+// through Options.Client; decisions are cached for ten seconds. The Manager
+// needs the ClusterRole system:auth-delegator; a scraper needs
+//
+//	rules:
+//	- nonResourceURLs: ["/metrics"]
+//	  verbs: ["get"]
+//
+// The servers speak plain HTTP: keep tokens on a network others cannot read.
 package manager

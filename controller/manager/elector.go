@@ -47,8 +47,10 @@ func newElector(opts LeaderElection, logger logr.Logger) (*elector, error) {
 		},
 	}
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:          e.lock,
-		Name:          opts.Namespace + "/" + opts.Name,
+		Lock: e.lock,
+		// The name labels leader_election_master_status: the Lease's name,
+		// as in kube-controller-manager and controller-runtime.
+		Name:          opts.Name,
 		LeaseDuration: opts.LeaseDuration,
 		RenewDeadline: opts.RenewDeadline,
 		RetryPeriod:   opts.RetryPeriod,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/spf13/pflag"
 )
 
 func TestBindFlags(t *testing.T) {
@@ -55,5 +56,32 @@ func TestBindFlags(t *testing.T) {
 	}
 	if err := fs.Parse([]string{"--leader-elect-lease-duration=soon"}); err == nil {
 		t.Error("a malformed duration was accepted")
+	}
+}
+
+// The same flags on spf13/pflag, as Kubernetes components spell them.
+func TestBindFlagsOnPflag(t *testing.T) {
+	var opts Options
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	opts.BindFlags(fs)
+	err := fs.Parse([]string{
+		"--leader-elect", // a bare boolean, as with the standard library
+		"--leader-elect-resource-namespace", "ops",
+		"--leader-elect-resource-name=mine",
+		"--leader-elect-lease-duration=30s",
+		"--pprof-bind-address=127.0.0.1:6060",
+		"--metrics-bind-address=0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := opts.LeaderElection
+	if !le.Enabled || le.Namespace != "ops" || le.Name != "mine" || le.LeaseDuration != 30*time.Second ||
+		le.RenewDeadline != DefaultRenewDeadline || opts.PprofAddr != "127.0.0.1:6060" || opts.MetricsAddr != "0" {
+		t.Errorf("options after parsing: %+v", opts)
+	}
+	if err := fs.Parse([]string{"-leader-elect"}); err == nil {
+		t.Error("pflag accepted a single-dash long flag")
 	}
 }

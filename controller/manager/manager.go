@@ -33,6 +33,8 @@ type Manager struct {
 	logger   logr.Logger
 	registry *prometheus.Registry
 	elector  *elector // nil without leader election
+	events   *eventBroadcasters
+	auth     *reviewer // nil without MetricsAuth
 
 	healthz checkSet
 	readyz  checkSet
@@ -50,6 +52,7 @@ type Manager struct {
 
 	healthProbeAddr atomic.Pointer[string]
 	metricsAddr     atomic.Pointer[string]
+	pprofAddr       atomic.Pointer[string]
 
 	// wrapListener, if set, wraps each bound listener: tests inject failures.
 	wrapListener func(net.Listener) net.Listener
@@ -67,6 +70,7 @@ func New(opts Options) (*Manager, error) {
 		registry: opts.Registry,
 		names:    map[string]bool{},
 		elected:  make(chan struct{}),
+		events:   newEventBroadcasters(opts.Client, opts.Logger),
 	}
 	if m.registry == nil {
 		m.registry = prometheus.NewRegistry()
@@ -76,12 +80,32 @@ func New(opts Options) (*Manager, error) {
 		)
 	}
 	if opts.LeaderElection.Enabled {
+		if opts.LeaderElection.EventRecorder == nil && opts.Client != nil {
+			opts.LeaderElection.EventRecorder = leaseEventRecorder{m, opts.LeaderElection.Name}
+			m.opts.LeaderElection.EventRecorder = opts.LeaderElection.EventRecorder
+		}
+		installLeaderMetrics() // before client-go's LeaderElector asks for it
 		if m.elector, err = newElector(opts.LeaderElection, m.logger); err != nil {
 			return nil, err
 		}
 		if err := registerLeaderMetric(m.registry, opts.LeaderElection, &m.leading); err != nil {
 			return nil, err
 		}
+		if ours, err := registerLeaderElectionMetrics(m.registry); err != nil {
+			return nil, fmt.Errorf("manager: registering leader election metrics: %w", err)
+		} else if !ours {
+			m.logger.Info("Another leaderelection metrics provider reports leader_election_master_status; it is not on this Manager's registry")
+		}
+	}
+	if opts.RESTClientMetrics {
+		if ours, err := registerRESTClientMetrics(m.registry); err != nil {
+			return nil, fmt.Errorf("manager: registering REST client metrics: %w", err)
+		} else if !ours {
+			m.logger.Info("Another adapter reports client-go's REST client metrics; they are not on this Manager's registry")
+		}
+	}
+	if opts.MetricsAuth {
+		m.auth = newReviewer(opts.Client, m.logger)
 	}
 	m.addDefaultChecks()
 	return m, nil
@@ -187,6 +211,9 @@ func (m *Manager) HealthProbeAddr() string { return loadAddr(&m.healthProbeAddr)
 
 // MetricsAddr is the address /metrics listens on; see HealthProbeAddr.
 func (m *Manager) MetricsAddr() string { return loadAddr(&m.metricsAddr) }
+
+// PprofAddr is the address /debug/pprof/ listens on; see HealthProbeAddr.
+func (m *Manager) PprofAddr() string { return loadAddr(&m.pprofAddr) }
 
 func loadAddr(p *atomic.Pointer[string]) string {
 	if a := p.Load(); a != nil {

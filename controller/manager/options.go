@@ -49,6 +49,34 @@ type Options struct {
 	// disables them. It may equal MetricsAddr: one server then serves all three.
 	HealthProbeAddr string
 
+	// PprofAddr is the address of net/http/pprof's handlers, under
+	// /debug/pprof/, e.g. "127.0.0.1:6060". Empty or "0" disables them,
+	// the default: profiles expose the process's memory and cost CPU. It
+	// may equal MetricsAddr or HealthProbeAddr: one server then serves
+	// both.
+	PprofAddr string
+
+	// MetricsAuth requires each request to /metrics, and to /debug/pprof/,
+	// to carry a bearer token that the API server authenticates
+	// (TokenReview) and authorizes for the request's verb on its path as a
+	// non-resource URL (SubjectAccessReview): "get" on "/metrics", as
+	// kube-rbac-proxy and controller-runtime's authentication filter do.
+	// Probes stay open. It needs Options.Client, allowed to create
+	// tokenreviews and subjectaccessreviews (ClusterRole
+	// system:auth-delegator); a scraper needs "get" on the nonResourceURL
+	// "/metrics". Decisions are cached for ten seconds. The endpoint stays
+	// plain HTTP: tokens must not cross a network that others can read.
+	MetricsAuth bool
+
+	// RESTClientMetrics puts client-go's request metrics on the registry:
+	// rest_client_requests_total{code,method,host} and
+	// rest_client_request_duration_seconds{verb,host}, named as in
+	// kube-controller-manager. client-go keeps one hook for the whole
+	// process, so they count every client of the process, and stay empty
+	// if another adapter (component-base's, controller-runtime's) took the
+	// hook first; the Manager logs that.
+	RESTClientMetrics bool
+
 	// GracefulShutdownTimeout bounds the whole shutdown sequence. Zero means
 	// DefaultGracefulShutdownTimeout; a negative value waits forever.
 	GracefulShutdownTimeout time.Duration
@@ -56,6 +84,13 @@ type Options struct {
 	// LeaderElection, when enabled, runs the runnables that need it only
 	// while this process holds a Lease.
 	LeaderElection LeaderElection
+
+	// Client is the Manager's own connection to the API server. It writes
+	// the events of EventRecorderFor and CoreV1EventRecorderFor, reviews
+	// the tokens of /metrics requests with MetricsAuth, and is the default
+	// LeaderElection.Client. Nil means events are only logged; MetricsAuth
+	// then needs it.
+	Client kubernetes.Interface
 }
 
 // LeaderElection configures leader election on a coordination.k8s.io Lease
@@ -65,7 +100,8 @@ type LeaderElection struct {
 	// at once.
 	Enabled bool
 
-	// Client reads and writes the Lease. Required when Enabled.
+	// Client reads and writes the Lease. Nil means Options.Client; one of
+	// them is required when Enabled.
 	Client kubernetes.Interface
 
 	// Namespace and Name locate the Lease. Both are required when Enabled.
@@ -95,8 +131,11 @@ type LeaderElection struct {
 	// has stopped; after a shutdown timeout it is left to expire.
 	ReleaseOnCancel bool
 
-	// EventRecorder, if set, records "became leader" / "stopped leading"
-	// events on the Lease.
+	// EventRecorder records "became leader" / "stopped leading" events on
+	// the Lease. Nil with Options.Client set means the Manager's own
+	// core/v1 recorder (CoreV1EventRecorderFor) with the Lease's Name as
+	// the component, as kube-controller-manager records them; nil without
+	// Options.Client records none.
 	EventRecorder resourcelock.EventRecorder
 }
 
@@ -118,8 +157,15 @@ func (o Options) withDefaults() (Options, error) {
 		o.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
 	}
 	o.MetricsAddr, o.HealthProbeAddr = endpointAddr(o.MetricsAddr), endpointAddr(o.HealthProbeAddr)
+	o.PprofAddr = endpointAddr(o.PprofAddr)
+	if o.MetricsAuth && o.Client == nil {
+		return o, errors.New("manager: invalid options: MetricsAuth needs Options.Client to review tokens")
+	}
 	if !o.LeaderElection.Enabled {
 		return o, nil
+	}
+	if o.LeaderElection.Client == nil {
+		o.LeaderElection.Client = o.Client
 	}
 	le, err := o.LeaderElection.withDefaults()
 	o.LeaderElection = le
@@ -138,7 +184,7 @@ func (le LeaderElection) withDefaults() (LeaderElection, error) {
 	}
 	var errs []error
 	if le.Client == nil {
-		errs = append(errs, errors.New("LeaderElection.Client is required"))
+		errs = append(errs, errors.New("LeaderElection.Client or Options.Client is required"))
 	}
 	if le.Namespace == "" {
 		errs = append(errs, errors.New("LeaderElection.Namespace is required"))

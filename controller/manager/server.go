@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -25,36 +26,8 @@ type server struct {
 // listen binds the configured addresses and records the bound ones. On
 // error, nothing stays open.
 func (m *Manager) listen() ([]*server, error) {
-	health := http.NewServeMux()
-	health.Handle("/healthz", m.healthz.handler("/healthz"))
-	health.Handle("/healthz/", m.healthz.handler("/healthz"))
-	health.Handle("/readyz", m.readyz.handler("/readyz"))
-	health.Handle("/readyz/", m.readyz.handler("/readyz"))
-	metrics := http.NewServeMux()
-	metrics.Handle("/metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry}))
-
-	type endpoint struct {
-		name    string
-		addr    string
-		handler http.Handler
-		bound   []*atomic.Pointer[string]
-	}
-	var endpoints []endpoint
-	switch probe, metricsAddr := m.opts.HealthProbeAddr, m.opts.MetricsAddr; {
-	case probe != "" && probe == metricsAddr:
-		health.Handle("/metrics", metrics)
-		endpoints = append(endpoints, endpoint{"health probe and metrics server", probe, health, []*atomic.Pointer[string]{&m.healthProbeAddr, &m.metricsAddr}})
-	default:
-		if probe != "" {
-			endpoints = append(endpoints, endpoint{"health probe server", probe, health, []*atomic.Pointer[string]{&m.healthProbeAddr}})
-		}
-		if metricsAddr != "" {
-			endpoints = append(endpoints, endpoint{"metrics server", metricsAddr, metrics, []*atomic.Pointer[string]{&m.metricsAddr}})
-		}
-	}
-
 	var servers []*server
-	for _, ep := range endpoints {
+	for _, ep := range m.endpoints() {
 		l, err := net.Listen("tcp", ep.addr)
 		if err != nil {
 			for _, s := range servers {
@@ -62,6 +35,7 @@ func (m *Manager) listen() ([]*server, error) {
 			}
 			m.healthProbeAddr.Store(nil)
 			m.metricsAddr.Store(nil)
+			m.pprofAddr.Store(nil)
 			return nil, fmt.Errorf("manager: %s: %w", ep.name, err)
 		}
 		if m.wrapListener != nil {
@@ -76,12 +50,71 @@ func (m *Manager) listen() ([]*server, error) {
 			l:    l,
 			done: make(chan struct{}),
 			srv: &http.Server{
-				Handler:           ep.handler,
+				Handler:           ep.mux,
 				ReadHeaderTimeout: 10 * time.Second,
 			},
 		})
 	}
 	return servers, nil
+}
+
+// endpoint is one address to listen on and what it serves.
+type endpoint struct {
+	name  string // e.g. "metrics server", or "health probe and metrics server"
+	addr  string
+	mux   *http.ServeMux
+	bound []*atomic.Pointer[string] // where to record the bound address
+}
+
+// endpoints groups the enabled endpoints by address, in a fixed order:
+// handlers configured on one address share one server.
+func (m *Manager) endpoints() []*endpoint {
+	type part struct {
+		name     string
+		addr     string
+		bound    *atomic.Pointer[string]
+		register func(*http.ServeMux)
+	}
+	parts := []part{
+		{"health probe", m.opts.HealthProbeAddr, &m.healthProbeAddr, func(mux *http.ServeMux) {
+			mux.Handle("/healthz", m.healthz.handler("/healthz"))
+			mux.Handle("/healthz/", m.healthz.handler("/healthz"))
+			mux.Handle("/readyz", m.readyz.handler("/readyz"))
+			mux.Handle("/readyz/", m.readyz.handler("/readyz"))
+		}},
+		{"metrics", m.opts.MetricsAddr, &m.metricsAddr, func(mux *http.ServeMux) {
+			mux.Handle("/metrics", m.guard(promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})))
+		}},
+		{"pprof", m.opts.PprofAddr, &m.pprofAddr, func(mux *http.ServeMux) {
+			mux.Handle("/debug/pprof/", m.guard(pprofHandler()))
+		}},
+	}
+	var eps []*endpoint
+	byAddr := map[string]*endpoint{}
+	for _, p := range parts {
+		if p.addr == "" {
+			continue
+		}
+		ep := byAddr[p.addr]
+		if ep == nil {
+			ep = &endpoint{name: p.name + " server", addr: p.addr, mux: http.NewServeMux()}
+			byAddr[p.addr] = ep
+			eps = append(eps, ep)
+		} else {
+			ep.name = strings.TrimSuffix(ep.name, " server") + " and " + p.name + " server"
+		}
+		p.register(ep.mux)
+		ep.bound = append(ep.bound, p.bound)
+	}
+	return eps
+}
+
+// guard wraps h with MetricsAuth's review, if enabled.
+func (m *Manager) guard(h http.Handler) http.Handler {
+	if m.auth == nil {
+		return h
+	}
+	return m.auth.wrap(h)
 }
 
 // serve starts answering requests in the background. If serving fails

@@ -20,6 +20,7 @@ func (r *run) shutdown(cause error) error {
 	r.stopInformerFactories()
 	errs := append([]error{cause}, r.stopServers(cause)...)
 	errs = append(errs, r.stopElection(cause, leadersStopped))
+	r.stopEvents()
 	errs = append(errs, r.runnableErrors(cause)...)
 	if len(r.stragglers) > 0 {
 		errs = append(errs, fmt.Errorf("%w after %s; still running: %s",
@@ -102,6 +103,9 @@ func (r *run) stopElection(cause error, leadersStopped bool) error {
 	r.cancelElection()
 	electionStopped := r.waitStage("leader election", []waiter{{"leader election", r.electionDone}})
 	r.m.leading.Store(false)
+	// client-go turns its gauge off only when renewal fails, not when its
+	// context ends.
+	leaderMetric{processLeaderMetrics}.Off(r.m.opts.LeaderElection.Name)
 	release := r.m.opts.LeaderElection.ReleaseOnCancel && r.leading && !errors.Is(cause, ErrLeaderElectionLost)
 	if !release || !leadersStopped || !electionStopped {
 		return nil
@@ -113,6 +117,15 @@ func (r *run) stopElection(cause error, leadersStopped bool) error {
 	}
 	r.log.Info("Released leader lease")
 	return nil
+}
+
+// stopEvents writes the events recorded so far, the leader election's
+// last among them, and stops the event broadcasters.
+func (r *run) stopEvents() {
+	expiredBefore := r.deadline.Err() != nil
+	if !r.m.events.stop(r.deadline) && !expiredBefore {
+		r.stragglers = append(r.stragglers, "event broadcasters")
+	}
 }
 
 // runnableErrors returns the errors of the runnables that failed on their

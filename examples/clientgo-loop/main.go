@@ -25,7 +25,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/klog/v2"
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
 )
@@ -45,12 +45,12 @@ func main() {
 
 // run parses flags, connects, and runs the loop until ctx is cancelled.
 func run(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("clientgo-loop", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	var fss cliflag.NamedFlagSets
+	fs := fss.FlagSet("generic")
 	kubeconfig := fs.String("kubeconfig", "", "Path to a kubeconfig file. Empty means the in-cluster configuration.")
 	workers := fs.Int("workers", 5, "The number of Deployments synced concurrently.")
-	klog.InitFlags(fs)
-	if err := managerflags.Parse(fs, args); err != nil {
+	managerflags.AddLoggingFlags(fss.FlagSet("logging"))
+	if err := managerflags.Parse("clientgo-loop", &fss, args, stdout); err != nil {
 		return err
 	}
 	if *workers < 1 {

@@ -6,13 +6,13 @@
 // everything.
 //
 //	go run ./examples/demo                    # local control plane, our controller
-//	go run ./examples/demo -kubeconfig FILE   # an existing cluster instead
+//	go run ./examples/demo --kubeconfig FILE   # an existing cluster instead
 //
-// With -kubeconfig, the demo works in a namespace of its own, which it
+// With --kubeconfig, the demo works in a namespace of its own, which it
 // deletes at the end; stop the cluster's own Deployment controller first
-// (or pass -upstream to watch that one instead of ours), since two
+// (or pass --upstream to watch that one instead of ours), since two
 // controllers must not manage the same Deployments.
 //
-// -upstream runs kube-controller-manager's Deployment controller instead of
+// --upstream runs kube-controller-manager's Deployment controller instead of
 // ours, for comparison.
 package main

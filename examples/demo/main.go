@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ctrlkit/ctrlkit/internal/controlplane"
 )
@@ -40,17 +41,19 @@ type flags struct {
 
 func run() error {
 	var f flags
-	flag.StringVar(&f.kubeconfig, "kubeconfig", "", "run against the cluster of this kubeconfig instead of a local control plane")
-	flag.BoolVar(&f.upstream, "upstream", false, "use kube-controller-manager's Deployment controller instead of ctrlkit's")
-	flag.IntVar(&f.replicas, "replicas", 5, "replicas of the demo Deployment")
-	flag.DurationVar(&f.readyDelay, "pod-ready-delay", time.Second, "local control plane only: how long a new pod takes to become Ready")
-	flag.DurationVar(&f.timeout, "timeout", 3*time.Minute, "give up on a rollout after this long")
-	flag.Parse()
-	if flag.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", flag.Args())
+	// spf13/pflag, as Kubernetes commands: --kubeconfig, not -kubeconfig.
+	fs := pflag.CommandLine
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "run against the cluster of this kubeconfig instead of a local control plane")
+	fs.BoolVar(&f.upstream, "upstream", false, "use kube-controller-manager's Deployment controller instead of ctrlkit's")
+	fs.IntVar(&f.replicas, "replicas", 5, "replicas of the demo Deployment")
+	fs.DurationVar(&f.readyDelay, "pod-ready-delay", time.Second, "local control plane only: how long a new pod takes to become Ready")
+	fs.DurationVar(&f.timeout, "timeout", 3*time.Minute, "give up on a rollout after this long")
+	pflag.Parse()
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if f.replicas < 1 {
-		return fmt.Errorf("-replicas must be at least 1, got %d", f.replicas)
+		return fmt.Errorf("--replicas must be at least 1, got %d", f.replicas)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

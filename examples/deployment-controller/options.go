@@ -2,9 +2,10 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
 )
@@ -21,18 +22,18 @@ type options struct {
 
 // parseOptions parses args (without the program name) with
 // kube-controller-manager's defaults. Usage and parse errors go to output;
-// -h returns flag.ErrHelp.
+// -h and --help return flag.ErrHelp.
 func parseOptions(args []string, output io.Writer) (*options, error) {
 	o := &options{
 		Options:                   managerflags.Defaults(component),
 		ConcurrentDeploymentSyncs: 5,
 	}
-	fs := flag.NewFlagSet("deployment-controller", flag.ContinueOnError)
-	fs.SetOutput(output)
-	o.AddFlags(fs)
-	fs.IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs,
-		"The number of deployment objects that are allowed to sync concurrently. Larger number = more responsive deployments, but more CPU (and network) load.")
-	if err := managerflags.Parse(fs, args); err != nil {
+	var fss cliflag.NamedFlagSets
+	o.AddFlags(&fss)
+	// kube-controller-manager's own section and wording.
+	fss.FlagSet("deployment controller").IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs,
+		"The number of deployment objects that are allowed to sync concurrently. Larger number = more responsive deployments, but more CPU (and network) load")
+	if err := managerflags.Parse("deployment-controller", &fss, args, output); err != nil {
 		return nil, err
 	}
 	var errs []error

@@ -28,6 +28,7 @@ func TestParseOptionsDefaultsAreKubeControllerManagers(t *testing.T) {
 			KubeAPIBurst:       30,
 			KubeAPIContentType: "application/vnd.kubernetes.protobuf",
 			Manager: manager.Options{
+				RESTClientMetrics:       true,
 				MetricsAddr:             ":8080",
 				HealthProbeAddr:         ":8081",
 				GracefulShutdownTimeout: 30 * time.Second,
@@ -77,6 +78,7 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 			KubeAPIBurst:       300,
 			KubeAPIContentType: "application/json",
 			Manager: manager.Options{
+				RESTClientMetrics:       true,
 				MetricsAddr:             "0",
 				HealthProbeAddr:         "127.0.0.1:9443",
 				GracefulShutdownTimeout: 30 * time.Second,
@@ -96,7 +98,7 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 	if diff := cmp.Diff(want, o, cmpopts.IgnoreFields(manager.Options{}, "Logger")); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
-	mo := o.ManagerOptions(nil, nil)
+	mo := o.ManagerOptions(nil)
 	if (mo.MetricsAddr != "" && mo.MetricsAddr != "0") || mo.HealthProbeAddr != "127.0.0.1:9443" || mo.LeaderElection.Enabled {
 		t.Errorf("manager options %+v: want metrics off, probes on 127.0.0.1:9443, no leader election", mo)
 	}
@@ -107,8 +109,8 @@ func TestParseOptionsRejectsBadInput(t *testing.T) {
 		args []string
 		want []string // substrings of the error
 	}{
-		{[]string{"--no-such-flag"}, []string{"flag provided but not defined: -no-such-flag"}},
-		{[]string{"--concurrent-deployment-syncs=many"}, []string{"concurrent-deployment-syncs", "invalid value"}},
+		{[]string{"--no-such-flag"}, []string{"unknown flag: --no-such-flag"}},
+		{[]string{"--concurrent-deployment-syncs=many"}, []string{"concurrent-deployment-syncs", "invalid argument"}},
 		{[]string{"--concurrent-deployment-syncs=0"}, []string{"--concurrent-deployment-syncs must be at least 1, got 0"}},
 		{[]string{"--kube-api-qps=-1", "--kube-api-burst=0"}, []string{"--kube-api-qps must be positive", "--kube-api-burst must be at least 1"}},
 		{[]string{"--kube-api-content-type=text/yaml"}, []string{`--kube-api-content-type must be application/vnd.kubernetes.protobuf or application/json, got "text/yaml"`}},
@@ -142,10 +144,15 @@ func TestRunHelpAndErrorsBeforeConnecting(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("run(-h) = %v, want flag.ErrHelp", err)
 	}
-	for _, name := range []string{"-kubeconfig", "-concurrent-deployment-syncs", "-leader-elect-lease-duration", "-v "} {
+	// kube-controller-manager's spellings and sections.
+	for _, name := range []string{"--kubeconfig", "--concurrent-deployment-syncs", "--leader-elect-lease-duration", "-v, --v",
+		"Generic flags:", "Leader election flags:", "Manager flags:", "Logging flags:", "Deployment controller flags:"} {
 		if !strings.Contains(out.String(), name) {
 			t.Errorf("usage lacks %s:\n%s", name, out.String())
 		}
+	}
+	if strings.Contains(out.String(), "--logtostderr") {
+		t.Errorf("usage shows klog's legacy flags, which kube-controller-manager hides:\n%s", out.String())
 	}
 
 	err = run(context.Background(), []string{"--kubeconfig=/nonexistent/kubeconfig"}, io.Discard)

@@ -21,19 +21,16 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	return managerflags.Run(ctx, args, stdout, component, parseOptions, newManager)
 }
 
-// newManager wires the Deployment controller into a manager. stop flushes
-// the event recorder; call it after the manager's Run has returned.
-func newManager(ctx context.Context, o *options, client kubernetes.Interface) (mgr *manager.Manager, stop func(), err error) {
-	recorder, stopRecorder := managerflags.NewEventRecorder(ctx, client, "deployment-controller")
-	defer func() {
-		if err != nil {
-			stopRecorder()
-		}
-	}()
-	mgr, err = manager.New(o.ManagerOptions(client, recorder))
+// newManager wires the Deployment controller into a manager.
+func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*manager.Manager, error) {
+	mgr, err := manager.New(o.ManagerOptions(client))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	// core/v1 events from "deployment-controller", as
+	// kube-controller-manager's Deployment controller records them; the
+	// manager writes them until the end of its shutdown.
+	recorder := mgr.CoreV1EventRecorderFor("deployment-controller")
 	// No periodic resync: kube-controller-manager's default resync only
 	// replays the cache, and every change already arrives as an event.
 	// managedFields are never read: dropping them roughly halves the caches.
@@ -47,13 +44,13 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (m
 		},
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := mgr.Add(ctrl); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := mgr.AddInformerFactory(manager.Factory(factory)); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return mgr, stopRecorder, nil
+	return mgr, nil
 }

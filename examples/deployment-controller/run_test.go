@@ -64,7 +64,7 @@ func startManager(t *testing.T, client *fake.Clientset, args ...string) (addr fu
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	mgr, stopRecorder, err := newManager(ctx, o, client)
+	mgr, err := newManager(ctx, o, client)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -78,9 +78,7 @@ func startManager(t *testing.T, client *fake.Clientset, args ...string) (addr fu
 		}
 		stopped = true
 		cancel()
-		err := <-done
-		stopRecorder()
-		return err
+		return <-done
 	}
 	t.Cleanup(func() {
 		if err := stop(); err != nil {

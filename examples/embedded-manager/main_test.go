@@ -99,7 +99,7 @@ func TestTwoControllersOneProcess(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	mgr, stop, err := newManager(ctx, o, client)
+	mgr, err := newManager(ctx, o, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,6 @@ func TestTwoControllersOneProcess(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Errorf("manager: %v", err)
 		}
-		stop()
 	}()
 
 	poll := func(what string, cond func() bool) {

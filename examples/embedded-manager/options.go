@@ -2,11 +2,12 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
 )
@@ -27,7 +28,7 @@ type options struct {
 }
 
 // parseOptions parses args (without the program name). Usage and parse
-// errors go to output; -h returns flag.ErrHelp.
+// errors go to output; -h and --help return flag.ErrHelp.
 func parseOptions(args []string, output io.Writer) (*options, error) {
 	o := &options{
 		Options:                   managerflags.Defaults(component),
@@ -35,17 +36,14 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 		ConcurrentDeploymentSyncs: 5,
 		ConcurrentConfigSyncs:     2,
 	}
-	fs := flag.NewFlagSet("embedded-manager", flag.ContinueOnError)
-	fs.SetOutput(output)
-	o.AddFlags(fs)
-	fs.Func("controllers", `A list of controllers to enable. "*" enables all; "foo" enables foo; "-foo" disables foo. Known: `+strings.Join(knownControllers, ", ")+` (default "*")`,
-		func(v string) error {
-			o.Controllers = strings.Split(v, ",")
-			return nil
-		})
-	fs.IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, "The number of Deployments the Deployment controller syncs concurrently.")
-	fs.IntVar(&o.ConcurrentConfigSyncs, "concurrent-configrollout-syncs", o.ConcurrentConfigSyncs, "The number of Deployments configrollout syncs concurrently.")
-	if err := managerflags.Parse(fs, args); err != nil {
+	var fss cliflag.NamedFlagSets
+	o.AddFlags(&fss)
+	// The sections of kube-controller-manager's --help.
+	fss.FlagSet("generic").StringSliceVar(&o.Controllers, "controllers", o.Controllers,
+		`A list of controllers to enable. "*" enables all; "foo" enables foo; "-foo" disables foo. Known: `+strings.Join(knownControllers, ", "))
+	fss.FlagSet("deployment controller").IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, "The number of Deployments the Deployment controller syncs concurrently.")
+	fss.FlagSet("configrollout controller").IntVar(&o.ConcurrentConfigSyncs, "concurrent-configrollout-syncs", o.ConcurrentConfigSyncs, "The number of Deployments configrollout syncs concurrently.")
+	if err := managerflags.Parse("embedded-manager", &fss, args, output); err != nil {
 		return nil, err
 	}
 	var errs []error

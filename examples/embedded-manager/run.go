@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlkit/ctrlkit/controller"
@@ -24,34 +23,15 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 // newManager builds one manager with the enabled controllers on one shared
-// informer factory. stop stops the event recorders; call it after the
-// manager's Run has returned.
-func newManager(ctx context.Context, o *options, client kubernetes.Interface) (mgr *manager.Manager, stop func(), err error) {
+// informer factory.
+func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*manager.Manager, error) {
 	enabled, err := o.enabled()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var stops []func()
-	stop = func() {
-		for _, s := range stops {
-			s()
-		}
-	}
-	defer func() {
-		if err != nil {
-			stop()
-		}
-	}()
-	// Each controller records events under its own name, as in
-	// kube-controller-manager.
-	newRecorder := func(name string) record.EventRecorder {
-		r, s := managerflags.NewEventRecorder(ctx, client, name)
-		stops = append(stops, s)
-		return r
-	}
-	mgr, err = manager.New(o.ManagerOptions(client, newRecorder(component)))
+	mgr, err := manager.New(o.ManagerOptions(client))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// One factory for both: the Deployment informer, its cache and its
 	// watch are shared. Each controller adds its own index to it.
@@ -61,24 +41,24 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (m
 		var c *controller.Controller[string]
 		switch name {
 		case "deployment":
-			c, _, err = deployment.NewController(client, factory, newRecorder("deployment-controller"), deployment.Options{
+			c, _, err = deployment.NewController(client, factory, mgr.CoreV1EventRecorderFor("deployment-controller"), deployment.Options{
 				Controller: controller.Options[string]{Workers: o.ConcurrentDeploymentSyncs, Logger: logger, Registry: mgr.Registry()},
 			})
 		case "configrollout":
-			c, err = configrollout.New(client, factory, newRecorder(configrollout.Name), controller.Options[string]{
+			c, err = configrollout.New(client, factory, mgr.CoreV1EventRecorderFor(configrollout.Name), controller.Options[string]{
 				Workers: o.ConcurrentConfigSyncs, Logger: logger, Registry: mgr.Registry(),
 			})
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("controller %s: %w", name, err)
+			return nil, fmt.Errorf("controller %s: %w", name, err)
 		}
 		if err := mgr.Add(c); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		logger.V(1).Info("Controller enabled", "controller", name)
 	}
 	if err := mgr.AddInformerFactory(manager.Factory(factory)); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return mgr, stop, nil
+	return mgr, nil
 }

@@ -30,22 +30,23 @@ func (o *Options) RESTConfig(userAgent string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// ManagerOptions returns the manager's options from the flags. client
-// reads and writes the Lease; recorder, if not nil, records leadership
-// events on it.
-func (o *Options) ManagerOptions(client kubernetes.Interface, recorder record.EventRecorder) manager.Options {
+// ManagerOptions returns the manager's options from the flags, with
+// client as the manager's connection: it reads and writes the Lease and
+// writes the events of the manager's recorders, leadership changes among
+// them.
+func (o *Options) ManagerOptions(client kubernetes.Interface) manager.Options {
 	opts := o.Manager
+	opts.Client = client
 	opts.LeaderElection.Client = client
-	if recorder != nil {
-		opts.LeaderElection.EventRecorder = recorder
-	}
 	return opts
 }
 
 // NewEventRecorder returns a recorder that writes core/v1 Events as
 // component, the way kube-controller-manager's controllers do, and a
-// function that stops it; call it once nothing records any more. Events need RBAC "create" and "patch"
-// on core "events" (patch: repeated events are counted on one object).
+// function that stops it; call it once nothing records any more. Events
+// need RBAC "create" and "patch" on core "events" (patch: repeated events
+// are counted on one object). Commands with a manager use its recorders
+// (manager.CoreV1EventRecorderFor), which it stops itself.
 func NewEventRecorder(ctx context.Context, client kubernetes.Interface, component string) (record.EventRecorder, func()) {
 	// The broadcaster takes its logger from ctx but must outlive ctx's
 	// cancellation: events recorded during the graceful shutdown still count.

@@ -1,14 +1,13 @@
 package managerflags
 
 import (
-	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/client-go/kubernetes/fake"
+	cliflag "k8s.io/component-base/cli/flag"
 )
 
 const kubeconfig = `apiVersion: v1
@@ -61,7 +60,7 @@ func TestRESTConfig(t *testing.T) {
 func TestManagerOptions(t *testing.T) {
 	client := fake.NewClientset()
 	o := Defaults("lease")
-	mo := o.ManagerOptions(client, nil)
+	mo := o.ManagerOptions(client)
 	le := mo.LeaderElection
 	if !le.Enabled || le.Client != client || le.Namespace != "kube-system" || le.Name != "lease" || !le.ReleaseOnCancel ||
 		le.LeaseDuration != o.Manager.LeaderElection.LeaseDuration || le.RenewDeadline != o.Manager.LeaderElection.RenewDeadline || le.RetryPeriod != o.Manager.LeaderElection.RetryPeriod {
@@ -71,7 +70,7 @@ func TestManagerOptions(t *testing.T) {
 		t.Errorf("addresses %q, %q; want :8080 and :8081", mo.MetricsAddr, mo.HealthProbeAddr)
 	}
 	o.Manager.LeaderElection.Enabled, o.Manager.MetricsAddr, o.Manager.HealthProbeAddr = false, "0", ""
-	mo = o.ManagerOptions(client, nil)
+	mo = o.ManagerOptions(client)
 	// "0" and "" both turn an endpoint off (manager.Options).
 	off := func(addr string) bool { return addr == "" || addr == "0" }
 	if mo.LeaderElection.Enabled || !off(mo.MetricsAddr) || !off(mo.HealthProbeAddr) {
@@ -81,13 +80,22 @@ func TestManagerOptions(t *testing.T) {
 
 func TestAddFlagsRegistersKlog(t *testing.T) {
 	o := Defaults("lease")
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	o.AddFlags(fs)
-	for _, name := range []string{"v", "vmodule", "kubeconfig", "leader-elect-resource-name"} {
-		if fs.Lookup(name) == nil {
-			t.Errorf("flag -%s not registered", name)
+	var fss cliflag.NamedFlagSets
+	o.AddFlags(&fss)
+	for section, names := range map[string][]string{
+		"generic":         {"kubeconfig", "master", "kube-api-qps"},
+		"leader election": {"leader-elect", "leader-elect-resource-name"},
+		"manager":         {"metrics-bind-address", "pprof-bind-address", "graceful-shutdown-timeout"},
+		"logging":         {"v", "vmodule", "logtostderr"},
+	} {
+		for _, name := range names {
+			if fss.FlagSet(section).Lookup(name) == nil {
+				t.Errorf("flag --%s not in section %q", name, section)
+			}
 		}
+	}
+	if f := fss.FlagSet("logging").Lookup("logtostderr"); f == nil || !f.Hidden {
+		t.Errorf("--logtostderr %+v: want it accepted but hidden, as kube-controller-manager hides klog's legacy flags", f)
 	}
 }
 

@@ -29,13 +29,12 @@ func Main(name string, run func(ctx context.Context, args []string, stdout io.Wr
 
 // Run is the body of each example binary's run: it parses args with parse
 // (usage and errors to stdout), connects to the API server as component,
-// builds the manager with newManager and runs it until ctx is cancelled,
-// then calls the stop function newManager returned.
+// builds the manager with newManager and runs it until ctx is cancelled.
 func Run[O interface {
 	Client(userAgent string) (kubernetes.Interface, error)
 }](ctx context.Context, args []string, stdout io.Writer, component string,
 	parse func(args []string, output io.Writer) (O, error),
-	newManager func(ctx context.Context, o O, client kubernetes.Interface) (*manager.Manager, func(), error),
+	newManager func(ctx context.Context, o O, client kubernetes.Interface) (*manager.Manager, error),
 ) error {
 	o, err := parse(args, stdout)
 	if err != nil {
@@ -45,10 +44,9 @@ func Run[O interface {
 	if err != nil {
 		return err
 	}
-	mgr, stop, err := newManager(ctx, o, client)
+	mgr, err := newManager(ctx, o, client)
 	if err != nil {
 		return err
 	}
-	defer stop()
 	return mgr.Run(ctx)
 }

@@ -2,13 +2,12 @@ package managerflags
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/klog/v2"
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 )
@@ -41,6 +40,8 @@ func Defaults(leaseName string) Options {
 		KubeAPIBurst:       30,
 		KubeAPIContentType: runtime.ContentTypeProtobuf,
 		Manager: manager.Options{
+			// kube-controller-manager always reports its clients' requests.
+			RESTClientMetrics:       true,
 			MetricsAddr:             ":8080",
 			HealthProbeAddr:         ":8081",
 			GracefulShutdownTimeout: manager.DefaultGracefulShutdownTimeout,
@@ -57,17 +58,20 @@ func Defaults(leaseName string) Options {
 	}
 }
 
-// AddFlags registers o's fields on fs with kube-controller-manager's
-// spellings, using o's current values as defaults, and klog's flags
-// (-v, --vmodule, ...).
-func (o *Options) AddFlags(fs *flag.FlagSet) {
+// AddFlags registers o's fields with kube-controller-manager's spellings,
+// using o's current values as defaults, in the sections kube-controller-
+// manager's --help shows: "generic" (the API client), "leader election",
+// "manager" (endpoints and shutdown) and "logging" (klog's).
+func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
+	fs := fss.FlagSet("generic")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig file. Empty (with --master empty) means the in-cluster configuration.")
 	fs.StringVar(&o.Master, "master", o.Master, "The address of the Kubernetes API server (overrides any value in kubeconfig).")
 	fs.Float64Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "QPS to use while talking with the Kubernetes API server.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst to use while talking with the Kubernetes API server.")
 	fs.StringVar(&o.KubeAPIContentType, "kube-api-content-type", o.KubeAPIContentType, "Content type of requests sent to the API server.")
-	o.Manager.BindFlags(fs)
-	klog.InitFlags(fs)
+	o.Manager.LeaderElection.BindFlags(fss.FlagSet("leader election"))
+	o.Manager.BindServerFlags(fss.FlagSet("manager"))
+	AddLoggingFlags(fss.FlagSet("logging"))
 }
 
 // Validate reports every invalid value at once, naming the flags.
@@ -101,17 +105,4 @@ func (o *Options) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// Parse parses args into fs and checks that no positional arguments are
-// left. The FlagSet must use flag.ContinueOnError. A request for help
-// returns flag.ErrHelp.
-func Parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q: this command takes flags only", fs.Args())
-	}
-	return nil
 }

@@ -33,14 +33,14 @@ func TestParseOptions(t *testing.T) {
 		"--namespace=Team_A":        `--namespace "Team_A"`,
 		"--concurrent-syncs=0":      "--concurrent-syncs must be at least 1",
 		"--kube-api-burst=0":        "--kube-api-burst must be at least 1",
-		"--leader-elect-lease-dura": "flag provided but not defined",
+		"--leader-elect-lease-dura": "unknown flag: --leader-elect-lease-dura",
 	} {
 		if _, err := parseOptions([]string{args}, io.Discard); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parseOptions(%s) = %v, want an error containing %q", args, err, want)
 		}
 	}
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"--help"}, &out); !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "-namespace") {
+	if err := run(context.Background(), []string{"--help"}, &out); !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "--namespace") {
 		t.Errorf("run(--help) = %v with usage %q; want flag.ErrHelp and the usage", err, out.String())
 	}
 }
@@ -68,7 +68,7 @@ func TestRollsOnConfigChange(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	mgr, stop, err := newManager(ctx, o, client)
+	mgr, err := newManager(ctx, o, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,6 @@ func TestRollsOnConfigChange(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Errorf("manager: %v", err)
 		}
-		stop()
 	}()
 
 	get := func(namespace string) *appsv1.Deployment {

@@ -2,11 +2,11 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
 )
@@ -24,15 +24,15 @@ type options struct {
 }
 
 // parseOptions parses args (without the program name). Usage and parse
-// errors go to output; -h returns flag.ErrHelp.
+// errors go to output; -h and --help return flag.ErrHelp.
 func parseOptions(args []string, output io.Writer) (*options, error) {
 	o := &options{Options: managerflags.Defaults(component), ConcurrentSyncs: 2}
-	fs := flag.NewFlagSet("configrollout", flag.ContinueOnError)
-	fs.SetOutput(output)
-	o.AddFlags(fs)
+	var fss cliflag.NamedFlagSets
+	o.AddFlags(&fss)
+	fs := fss.FlagSet("configrollout controller")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "Watch only this namespace (Deployments, ConfigMaps and Secrets). Empty means every namespace.")
 	fs.IntVar(&o.ConcurrentSyncs, "concurrent-syncs", o.ConcurrentSyncs, "The number of Deployments reconciled concurrently.")
-	if err := managerflags.Parse(fs, args); err != nil {
+	if err := managerflags.Parse("configrollout", &fss, args, output); err != nil {
 		return nil, err
 	}
 	var errs []error

@@ -91,7 +91,7 @@ func TestRBAC(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	mgr, stopRecorder, err := newManager(ctx, o, client)
+	mgr, err := newManager(ctx, o, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,6 @@ func TestRBAC(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Errorf("manager: %v", err)
 			}
-			stopRecorder()
 		}
 	}
 	defer stop()

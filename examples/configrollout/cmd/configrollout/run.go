@@ -21,19 +21,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	return managerflags.Run(ctx, args, stdout, component, parseOptions, newManager)
 }
 
-// newManager wires the controller into a manager. stop stops the event
-// recorder; call it after the manager's Run has returned.
-func newManager(ctx context.Context, o *options, client kubernetes.Interface) (mgr *manager.Manager, stop func(), err error) {
-	recorder, stopRecorder := managerflags.NewEventRecorder(ctx, client, component)
-	defer func() {
-		if err != nil {
-			stopRecorder()
-		}
-	}()
-	mgr, err = manager.New(o.ManagerOptions(client, recorder))
+// newManager wires the controller into a manager.
+func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*manager.Manager, error) {
+	mgr, err := manager.New(o.ManagerOptions(client))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	recorder := mgr.CoreV1EventRecorderFor(component)
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(o.Namespace),
 		informers.WithTransform(handler.StripManagedFields))
 	ctrl, err := configrollout.New(client, factory, recorder, controller.Options[string]{
@@ -42,13 +36,13 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (m
 		Registry: mgr.Registry(),
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := mgr.Add(ctrl); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := mgr.AddInformerFactory(manager.Factory(factory)); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return mgr, stopRecorder, nil
+	return mgr, nil
 }
