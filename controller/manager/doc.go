@@ -14,9 +14,14 @@
 //			ReleaseOnCancel: true,
 //		},
 //	})
-//	mgr.AddInformerFactory(manager.Factory(factory)) // informers requested before Run
+//	mgr.AddInformerFactory(manager.Factory(factory)) // started by Run, with informers requested later
 //	mgr.Add(deploymentController)                    // a controller.Controller[K], or any Runnable
 //	err = mgr.Run(manager.SetupSignalHandler())
+//
+// A client-go factory starts only the informers requested before its Start.
+// The Manager starts its factories again every second while it runs, so an
+// informer a runnable requests later (in its Run, say) starts within a
+// second too, instead of serving an empty cache.
 //
 // Options.BindFlags registers kube-controller-manager-style flags
 // (--leader-elect, --leader-elect-lease-duration, ...) for the same fields,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -97,4 +98,41 @@ func TestFactorySyncedOnlyIfAllSynced(t *testing.T) {
 			t.Errorf("WaitForCacheSync with %v = %v, want %v", tc.f, got, tc.want)
 		}
 	}
+}
+
+// An informer a runnable asks for after Run has started the factory is
+// started too, within lateInformerPeriod, rather than left empty.
+func TestManagerStartsInformerRequestedAfterRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}})
+		factory := informers.NewSharedInformerFactory(client, 0)
+		m := mustNew(t, Options{Logger: quiet()})
+		if err := m.AddInformerFactory(Factory(factory)); err != nil {
+			t.Fatal(err)
+		}
+		synced := make(chan time.Duration, 1)
+		mustAdd(t, m, RunnableFunc(func(ctx context.Context) error {
+			start := time.Now()
+			informer := factory.Core().V1().ConfigMaps().Informer() // after the factory's Start
+			if cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) && len(informer.GetStore().List()) == 1 {
+				synced <- time.Since(start)
+			}
+			<-ctx.Done()
+			return nil
+		}))
+		ctx, cancel := context.WithCancel(t.Context())
+		done := runInBackground(ctx, m)
+		select {
+		case after := <-synced:
+			if after > lateInformerPeriod+time.Second {
+				t.Errorf("late informer synced after %s, want within %s", after, lateInformerPeriod)
+			}
+		case <-time.After(time.Minute):
+			t.Error("an informer requested after Run never started")
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-logr/logr"
 )
@@ -84,8 +85,9 @@ type run struct {
 	servers      []*server
 	serverFailed chan *server
 
-	factories     []*factoryEntry
-	stopInformers chan struct{}
+	factories         []*factoryEntry
+	stopInformers     chan struct{}
+	lateInformersDone chan struct{} // closed when the restarts have stopped
 
 	leaders, others             []*runnableEntry
 	leadersCtx                  context.Context
@@ -144,11 +146,36 @@ func (r *run) startServers() error {
 	return nil
 }
 
-// startInformers starts the informer factories.
+// lateInformerPeriod is how often a running Manager starts its factories
+// again. client-go's factories start only the informers that exist when
+// Start is called; one requested later (a runnable asking for it in its
+// Run) would otherwise never start, and its cache would stay empty without
+// a word. Start is idempotent and cheap: it starts what is new.
+const lateInformerPeriod = time.Second
+
+// startInformers starts the informer factories, and keeps starting them
+// every lateInformerPeriod until they stop, so that an informer requested
+// after Run starts within a period.
 func (r *run) startInformers() {
 	for _, f := range r.factories {
 		f.start(r.stopInformers, r.log)
 	}
+	r.lateInformersDone = make(chan struct{})
+	go func() {
+		defer close(r.lateInformersDone)
+		ticker := time.NewTicker(lateInformerPeriod)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-r.stopInformers:
+				return
+			case <-ticker.C:
+				for _, f := range r.factories {
+					f.f.Start(r.stopInformers)
+				}
+			}
+		}
+	}()
 }
 
 // startOthers starts the runnables that do not need leader election.

@@ -62,6 +62,7 @@ func (r *run) stopRunnables() (leadersStopped bool) {
 // caches, and shuts down the factories that can.
 func (r *run) stopInformerFactories() {
 	close(r.stopInformers)
+	<-r.lateInformersDone // no Start may race the Shutdowns below
 	var factories []waiter
 	for _, f := range r.factories {
 		done := make(chan struct{})
