@@ -48,8 +48,13 @@ upstream-long:
 ## internal/envtestuser, a separate module that uses controller/envtest like a user's.
 e2e:
 	$(GO) run ./internal/cmd/localcluster build
-	$(GO) test -tags e2e -race -count=1 -timeout $(E2E_TIMEOUT) ./controller/envtest/... ./internal/e2e/...
-	cd internal/envtestuser && $(GO) test -race -count=1 -timeout $(E2E_TIMEOUT) ./...
+	@# internal/envtestuser's tests run alongside ctrlkit's: both mostly wait on their own
+	@# control planes. Its output is printed once both are done.
+	@out=$$(mktemp); \
+	  (cd internal/envtestuser && $(GO) test -race -count=1 -timeout $(E2E_TIMEOUT) ./... >$$out 2>&1) & user=$$!; \
+	  $(GO) test -tags e2e -race -count=1 -timeout $(E2E_TIMEOUT) ./controller/envtest/... ./internal/e2e/...; rc=$$?; \
+	  wait $$user; urc=$$?; echo "internal/envtestuser:"; cat $$out; rm -f $$out; \
+	  [ $$rc -eq 0 ] && [ $$urc -eq 0 ]
 
 ## bench: side-by-side benchmarks against client-go and controller-runtime.
 bench:
