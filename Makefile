@@ -1,8 +1,9 @@
 # The README's commands. Everything here works on a fresh machine with Go installed:
 # the local control plane's binaries are built from the Go module proxy on first use.
 GO ?= go
-# Nested modules: peers and upstream live outside the library's import graph.
-NESTED := internal/benchmarks internal/upstreamcheck internal/cpbuild
+# Nested modules: peers and upstream live outside the library's import graph;
+# internal/envtestuser uses controller/envtest as a user's module would.
+NESTED := internal/benchmarks internal/upstreamcheck internal/cpbuild internal/envtestuser
 E2E_TIMEOUT ?= 45m
 
 .PHONY: all demo test check vet unit upstream upstream-long e2e bench fuzz cluster scalebench
@@ -24,7 +25,7 @@ vet:
 	@files=$$(git ls-files '*.go'); out=$$(gofmt -l $$files); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags e2e ./internal/controlplane/... ./internal/e2e/...
+	$(GO) vet -tags e2e ./controller/envtest/... ./internal/e2e/...
 	@for m in $(NESTED); do echo "go vet ($$m)"; (cd $$m && $(GO) vet ./...) || exit 1; done
 
 unit:
@@ -43,9 +44,17 @@ SEED ?= 1
 upstream-long:
 	cd internal/upstreamcheck && $(GO) test -count=1 -timeout 6h -run '^TestRandomWorldsMatchUpstream$$' -v . -worlds $(WORLDS) -seed $(SEED)
 
+## e2e: the tests on a local control plane: ctrlkit's own (e2e tag) and those of
+## internal/envtestuser, a separate module that uses controller/envtest like a user's.
 e2e:
 	$(GO) run ./internal/cmd/localcluster build
-	$(GO) test -tags e2e -race -count=1 -timeout $(E2E_TIMEOUT) ./internal/controlplane/... ./internal/e2e/...
+	@# internal/envtestuser's tests run alongside ctrlkit's: both mostly wait on their own
+	@# control planes. Its output is printed once both are done.
+	@out=$$(mktemp); \
+	  (cd internal/envtestuser && $(GO) test -race -count=1 -timeout $(E2E_TIMEOUT) ./... >$$out 2>&1) & user=$$!; \
+	  $(GO) test -tags e2e -race -count=1 -timeout $(E2E_TIMEOUT) ./controller/envtest/... ./internal/e2e/...; rc=$$?; \
+	  wait $$user; urc=$$?; echo "internal/envtestuser:"; cat $$out; rm -f $$out; \
+	  [ $$rc -eq 0 ] && [ $$urc -eq 0 ]
 
 ## bench: side-by-side benchmarks against client-go and controller-runtime.
 bench:

@@ -21,7 +21,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ctrlkit/ctrlkit/internal/controlplane"
+	"github.com/ctrlkit/ctrlkit/controller/envtest"
 )
 
 func main() {
@@ -79,19 +79,24 @@ func cluster(ctx context.Context, f flags) (*rest.Config, func() error, error) {
 	}
 	fmt.Println("Starting a local control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok)...")
 	began := time.Now()
-	cp, err := controlplane.Start(ctx, controlplane.Options{
-		UpstreamDeploymentController: f.upstream,
-		PodReadyDelay:                f.readyDelay,
-		PodReadyJitter:               f.readyDelay,
-		Log:                          progressWriter(),
+	controllers := []string{"replicaset", "garbagecollector"}
+	if f.upstream {
+		controllers = append(controllers, "deployment")
+	}
+	env, err := envtest.Start(ctx, envtest.Options{
+		Mode:           envtest.Full,
+		Controllers:    controllers,
+		PodReadyDelay:  f.readyDelay,
+		PodReadyJitter: f.readyDelay,
+		Log:            progressWriter(),
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	fmt.Printf("Control plane ready in %s. kubeconfig: %s\n\n", time.Since(began).Round(100*time.Millisecond), cp.KubeconfigPath())
-	return cp.RESTConfig(), func() error {
+	fmt.Printf("Control plane ready in %s. kubeconfig: %s\n\n", time.Since(began).Round(100*time.Millisecond), env.KubeconfigPath())
+	return env.RESTConfig(), func() error {
 		fmt.Println("\nStopping the local control plane...")
-		return cp.Stop()
+		return env.Stop()
 	}, nil
 }
 

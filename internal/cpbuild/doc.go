@@ -1,6 +1,6 @@
 // Package cpbuild is a build-only module: its go.mod pins, in one place, the
 // versions of the programs that make up the local control plane used by
-// ctrlkit's end-to-end tests and demo, and lists them as tool dependencies so
+// ctrlkit's envtest package, and lists them as tool dependencies so
 // that `go build <package>` works from this directory:
 //
 //   - k8s.io/kubernetes: kube-apiserver, kube-controller-manager,
@@ -12,8 +12,12 @@
 //   - sigs.k8s.io/kwok: kwok, which fakes nodes and pod status; its stage
 //     files ship in the module.
 //
-// Package internal/controlplane builds these programs on first use, caches
-// them under the user's cache directory keyed by a hash of this go.mod and
-// go.sum, and runs them. To bump a version: edit go.mod, run `go mod tidy`
-// here, and the next run rebuilds.
+// Package controller/envtest embeds a copy of this go.mod and go.sum (a
+// user's module gets ctrlkit from the module cache, where nested modules
+// such as this one are left out), builds these programs from it on first
+// use, caches them under the user's cache directory keyed by a hash of the
+// two files, and runs them. To bump a version: edit go.mod, run `go mod
+// tidy` here, then `go generate ./controller/envtest` from the repository
+// root to refresh the embedded copy (a test fails until you do); the next
+// run rebuilds.
 package cpbuild

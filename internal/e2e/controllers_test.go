@@ -15,9 +15,9 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/envtest"
 	"github.com/ctrlkit/ctrlkit/deployment"
 	"github.com/ctrlkit/ctrlkit/handler"
-	"github.com/ctrlkit/ctrlkit/internal/controlplane"
 )
 
 // deploymentController is one of the Deployment controllers the scenarios
@@ -27,7 +27,7 @@ type deploymentController struct {
 	cp   *sharedControlPlane
 	// start runs the controller for namespace ns until the test ends; nil
 	// when the control plane's kube-controller-manager runs it.
-	start func(t *testing.T, cp *controlplane.ControlPlane, ns string)
+	start func(t *testing.T, cp *envtest.Environment, ns string)
 }
 
 // deploymentControllers are compared on every scenario: upstream's proves
@@ -56,7 +56,7 @@ func forEachController(t *testing.T, scenario func(t *testing.T, client kubernet
 // startOurController runs ctrlkit's Deployment controller in the test
 // process, on namespace ns, until the test ends; kube-controller-manager of
 // ourCP runs no Deployment controller.
-func startOurController(t *testing.T, cp *controlplane.ControlPlane, ns string) {
+func startOurController(t *testing.T, cp *envtest.Environment, ns string) {
 	t.Helper()
 	client, err := kubernetes.NewForConfig(cp.RESTConfig())
 	if err != nil {

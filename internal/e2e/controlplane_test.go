@@ -13,10 +13,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/ctrlkit/ctrlkit/internal/controlplane"
+	"github.com/ctrlkit/ctrlkit/controller/envtest"
 )
 
-const stuckLabel = controlplane.StuckLabel
+const stuckLabel = envtest.StuckLabel
 
 // The control plane runs a Deployment to availability with upstream's
 // controller: API server, scheduler, kcm's Deployment and ReplicaSet
@@ -115,7 +115,7 @@ func TestKubectlTalksToControlPlane(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kubectl get nodes: %v\n%s", err, out)
 	}
-	if got, want := string(out), "node/"+controlplane.NodeName(0)+"\nnode/"+controlplane.NodeName(1)+"\n"; got != want {
+	if got, want := string(out), "node/"+envtest.NodeName(0)+"\nnode/"+envtest.NodeName(1)+"\n"; got != want {
 		t.Errorf("kubectl get nodes = %q, want %q", got, want)
 	}
 }

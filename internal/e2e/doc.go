@@ -1,5 +1,5 @@
 // Package e2e holds ctrlkit's end-to-end tests: they run against a local
-// control plane (see internal/controlplane) with kwok nodes, and are built
+// control plane (see controller/envtest) with kwok nodes, and are built
 // only with the e2e build tag, so that `go test ./...` stays fast:
 //
 //	go test -tags e2e -race -timeout 30m ./internal/e2e/...
@@ -10,7 +10,7 @@
 //
 // The tests check the control plane itself (kube-controller-manager's own
 // Deployment controller rolls out pods on kwok nodes; a pod labelled
-// controlplane.StuckLabel never becomes Ready) and then ctrlkit's Deployment
+// envtest.StuckLabel never becomes Ready) and then ctrlkit's Deployment
 // controller, run in the test process against a control plane whose
 // kube-controller-manager has no Deployment controller. Scenarios that
 // compare with upstream run against both controllers.

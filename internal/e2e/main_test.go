@@ -12,14 +12,14 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/ctrlkit/ctrlkit/internal/controlplane"
+	"github.com/ctrlkit/ctrlkit/controller/envtest"
 )
 
 // Control planes are shared by the tests of this package, one per kind of
 // kube-controller-manager; each test works in a namespace of its own.
 var (
-	upstreamCP = sharedControlPlane{opts: controlplane.Options{UpstreamDeploymentController: true}}
-	ourCP      = sharedControlPlane{opts: controlplane.Options{}}
+	upstreamCP = sharedControlPlane{opts: envtest.Options{Controllers: []string{"deployment", "replicaset", "garbagecollector"}}}
+	ourCP      = sharedControlPlane{opts: envtest.Options{Controllers: []string{"replicaset", "garbagecollector"}}}
 )
 
 func TestMain(m *testing.M) {
@@ -50,20 +50,20 @@ const (
 
 // sharedControlPlane starts on first use and stops in TestMain.
 type sharedControlPlane struct {
-	opts controlplane.Options
+	opts envtest.Options
 	once sync.Once
-	cp   *controlplane.ControlPlane
+	cp   *envtest.Environment
 	err  error
 }
 
-func (s *sharedControlPlane) get(t *testing.T) *controlplane.ControlPlane {
+func (s *sharedControlPlane) get(t *testing.T) *envtest.Environment {
 	t.Helper()
 	s.once.Do(func() {
 		opts := s.opts
 		opts.PodReadyDelay, opts.PodReadyJitter = podReadyDelay, podReadyJitter
-		opts.Nodes = 2
+		opts.Mode, opts.Nodes = envtest.Full, 2
 		opts.Log = os.Stderr // the first build takes minutes: show it
-		s.cp, s.err = controlplane.Start(context.Background(), opts)
+		s.cp, s.err = envtest.Start(context.Background(), opts)
 	})
 	if s.err != nil {
 		t.Fatalf("start the local control plane: %v", s.err)

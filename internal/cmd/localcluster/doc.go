@@ -11,7 +11,7 @@
 // removes the instance's directory. While it runs, use the printed
 // kubeconfig, e.g.
 //
-//	export KUBECONFIG=/tmp/ctrlkit-controlplane-123/kubeconfig
+//	export KUBECONFIG=/tmp/ctrlkit-envtest-123/kubeconfig
 //	kubectl get nodes
 //
 // Flags:

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ctrlkit/ctrlkit/internal/controlplane"
+	"github.com/ctrlkit/ctrlkit/controller/envtest"
 )
 
 func main() {
@@ -28,7 +28,7 @@ func run(args []string) error {
 		if len(args) > 1 {
 			return fmt.Errorf("build takes no arguments, got %q", args[1:])
 		}
-		bins, err := controlplane.EnsureBinaries(ctx, os.Stderr)
+		bins, err := envtest.EnsureBinaries(ctx, envtest.Options{Mode: envtest.Full, Log: os.Stderr})
 		if err != nil {
 			return err
 		}
@@ -37,9 +37,9 @@ func run(args []string) error {
 	}
 
 	fs := flag.NewFlagSet("localcluster", flag.ContinueOnError)
-	var opts controlplane.Options
+	opts := envtest.Options{Mode: envtest.Full}
 	fs.IntVar(&opts.Nodes, "nodes", 1, "number of kwok `nodes`")
-	fs.BoolVar(&opts.UpstreamDeploymentController, "upstream-deployment", false, "also run kube-controller-manager's Deployment controller")
+	upstreamDeployment := fs.Bool("upstream-deployment", false, "also run kube-controller-manager's Deployment controller")
 	fs.DurationVar(&opts.PodReadyDelay, "pod-ready-delay", 0, "time before a scheduled pod turns Ready")
 	fs.DurationVar(&opts.PodReadyJitter, "pod-ready-jitter", 0, "random extra time before a pod turns Ready")
 	kcmQPS := fs.Float64("kcm-qps", 200, "kube-controller-manager client `QPS`")
@@ -54,10 +54,14 @@ func run(args []string) error {
 		return fmt.Errorf("-nodes must be at least 1, got %d", opts.Nodes)
 	}
 	opts.KCMQPS = float32(*kcmQPS)
+	opts.Controllers = []string{"replicaset", "garbagecollector"}
+	if *upstreamDeployment {
+		opts.Controllers = append(opts.Controllers, "deployment")
+	}
 	opts.Log = os.Stderr
 
 	began := time.Now()
-	cp, err := controlplane.Start(ctx, opts)
+	env, err := envtest.Start(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -71,26 +75,26 @@ Local control plane ready in %s (%s).
 
 %s
 Press Ctrl-C to stop it.
-`, time.Since(began).Round(100*time.Millisecond), versions(cp.Binaries()), cp.KubeconfigPath(), cp.Dir(),
-		cp.Binaries().Path("kubectl"), cp.KubeconfigPath(), deploymentHint(opts, cp.KubeconfigPath()))
+`, time.Since(began).Round(100*time.Millisecond), versions(env.Binaries()), env.KubeconfigPath(), env.Dir(),
+		env.Binaries().Path("kubectl"), env.KubeconfigPath(), deploymentHint(*upstreamDeployment, env.KubeconfigPath()))
 
-	waitErr := cp.Wait(ctx)
+	waitErr := env.Wait(ctx)
 	if waitErr != nil {
 		fmt.Fprintln(os.Stderr, "localcluster: a component stopped:", waitErr)
 	}
 	fmt.Fprintln(os.Stderr, "localcluster: stopping")
-	return errors.Join(waitErr, cp.Stop())
+	return errors.Join(waitErr, env.Stop())
 }
 
-func versions(b *controlplane.Binaries) string {
+func versions(b *envtest.Binaries) string {
 	return fmt.Sprintf("kubernetes %s, etcd %s, kwok %s",
 		b.Versions["k8s.io/kubernetes"], b.Versions["go.etcd.io/etcd/server/v3"], b.Versions["sigs.k8s.io/kwok"])
 }
 
 // deploymentHint says who runs Deployments, since by default nobody does:
 // the cluster is meant for ctrlkit's controller.
-func deploymentHint(opts controlplane.Options, kubeconfig string) string {
-	if opts.UpstreamDeploymentController {
+func deploymentHint(upstream bool, kubeconfig string) string {
+	if upstream {
 		return "kube-controller-manager runs its own Deployment controller (-upstream-deployment).\n"
 	}
 	return "No Deployment controller runs yet: start ctrlkit's with\n" +

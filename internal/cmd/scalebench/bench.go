@@ -23,7 +23,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
-	"github.com/ctrlkit/ctrlkit/internal/controlplane"
+	"github.com/ctrlkit/ctrlkit/controller/envtest"
 )
 
 const (
@@ -58,16 +58,20 @@ type result struct {
 // benchmark measures one controller on a control plane of its own.
 func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writer) (res result, err error) {
 	res = result{controller: kind, deployments: cfg.deployments, replicas: cfg.replicas}
-	opts := controlplane.Options{
-		Nodes:                        cfg.nodeCount(),
-		UpstreamDeploymentController: kind == upstream,
-		KCMQPS:                       float32(cfg.qps),
-		Log:                          log,
+	opts := envtest.Options{
+		Mode:        envtest.Full,
+		Nodes:       cfg.nodeCount(),
+		Controllers: []string{"replicaset", "garbagecollector"},
+		KCMQPS:      float32(cfg.qps),
+		Log:         log,
+	}
+	if kind == upstream {
+		opts.Controllers = append(opts.Controllers, "deployment")
 	}
 	if cfg.dir != "" {
 		opts.Dir = filepath.Join(cfg.dir, string(kind))
 	}
-	cp, err := controlplane.Start(ctx, opts)
+	cp, err := envtest.Start(ctx, opts)
 	if err != nil {
 		return res, err
 	}

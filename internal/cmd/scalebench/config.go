@@ -33,7 +33,7 @@ type config struct {
 	gogc          int    // this process's GC percent (debug.SetGCPercent), not kcm's
 }
 
-// podsPerNode is the pod capacity of a kwok node (see internal/controlplane).
+// podsPerNode is the pod capacity of a kwok node (see controller/envtest).
 const podsPerNode = 1000
 
 // nodeCount is the number of kwok nodes: as given, or room for every pod

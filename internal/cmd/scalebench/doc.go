@@ -1,5 +1,5 @@
 // Command scalebench measures a Deployment controller at scale on a local
-// control plane (see internal/controlplane): it creates N Deployments of R
+// control plane (see controller/envtest): it creates N Deployments of R
 // replicas each, waits until all are available, rolls all of them to a new
 // image, waits again, and counts the API writes the Deployment controller
 // made. It prints a markdown table.
@@ -30,7 +30,7 @@
 // (kube-controller-manager's --concurrent-deployment-syncs defaults to 5).
 //
 // kube-scheduler keeps its default client rate limit (50 QPS, burst 100),
-// which internal/controlplane does not let us change: binding N×R pods takes
+// which controller/envtest does not let us change: binding N×R pods takes
 // at least N×R/50 seconds in each phase, whichever controller runs.
 //
 // Our controller shares this process with the benchmark's own create and

@@ -1,0 +1,457 @@
+package envtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Binaries is a set of built, cached control plane programs.
+type Binaries struct {
+	// Dir holds the programs and the kwok stages.
+	Dir string
+	// Versions maps each pinned module (k8s.io/kubernetes, go.etcd.io/etcd/server/v3,
+	// sigs.k8s.io/kwok) whose programs are built to its version.
+	Versions map[string]string
+}
+
+// Path returns the path of one program: "etcd", "kube-apiserver",
+// "kube-controller-manager", "kube-scheduler", "kubectl" or "kwok".
+func (b *Binaries) Path(name string) string { return filepath.Join(b.Dir, exeName(name)) }
+
+// StagesDir holds the kwok stage files, copied from the kwok module.
+func (b *Binaries) StagesDir() string { return filepath.Join(b.Dir, "stages") }
+
+// KubernetesVersion is the version the Kubernetes programs report.
+func (b *Binaries) KubernetesVersion() string { return b.Versions[kubernetesModule] }
+
+const (
+	kubernetesModule = "k8s.io/kubernetes"
+	etcdModule       = "go.etcd.io/etcd/server/v3"
+	kwokModule       = "sigs.k8s.io/kwok"
+)
+
+// program is one binary to build: its name, its module and its main package.
+type program struct{ name, module, pkg string }
+
+var (
+	etcdProgram      = program{"etcd", etcdModule, etcdModule}
+	apiserverProgram = program{"kube-apiserver", kubernetesModule, kubernetesModule + "/cmd/kube-apiserver"}
+	fullPrograms     = []program{
+		{"kwok", kwokModule, kwokModule + "/cmd/kwok"},
+		{"kubectl", kubernetesModule, kubernetesModule + "/cmd/kubectl"},
+		{"kube-scheduler", kubernetesModule, kubernetesModule + "/cmd/kube-scheduler"},
+		{"kube-controller-manager", kubernetesModule, kubernetesModule + "/cmd/kube-controller-manager"},
+	}
+)
+
+// programs lists what a mode runs, in build order: the small ones first, so
+// a broken toolchain shows quickly, and kube-apiserver, the largest, last.
+func (m Mode) programs() []program {
+	if m == Full {
+		return append(append([]program{etcdProgram}, fullPrograms...), apiserverProgram)
+	}
+	return []program{etcdProgram, apiserverProgram}
+}
+
+// manifestName is the file in a cache directory that records the versions
+// of the modules whose programs it holds.
+const manifestName = "manifest.json"
+
+// CacheDirEnv names the environment variable that, when set, replaces
+// os.UserCacheDir()/ctrlkit/bin as the binary cache (Options.CacheDir
+// overrides both).
+const CacheDirEnv = "CTRLKIT_ENVTEST_CACHE"
+
+// CacheDir returns the directory under which built binaries are cached:
+// $CTRLKIT_ENVTEST_CACHE, else os.UserCacheDir()/ctrlkit/bin.
+func CacheDir() (string, error) {
+	if dir := os.Getenv(CacheDirEnv); dir != "" {
+		return filepath.Abs(dir)
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no user cache directory (set %s): %w", CacheDirEnv, err)
+	}
+	return filepath.Join(base, "ctrlkit", "bin"), nil
+}
+
+// EnsureBinaries returns the cached programs that opts.Mode needs, building
+// the missing ones first with the go command from the embedded build
+// module; an APIServerOnly build builds etcd and kube-apiserver only. The
+// cache is opts.CacheDir (see CacheDir for the default). Progress goes to
+// opts.Log. Concurrent callers, in this process or others, wait for a single
+// build.
+func EnsureBinaries(ctx context.Context, opts Options) (*Binaries, error) {
+	log := opts.log()
+	base := opts.CacheDir
+	if base == "" {
+		var err error
+		if base, err = CacheDir(); err != nil {
+			return nil, err
+		}
+	}
+	dir := filepath.Join(base, cacheKey(buildGoMod, buildGoSum))
+	need := opts.Mode.programs()
+	if b, err := loadBinaries(dir, need); err == nil {
+		return b, nil
+	}
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return nil, err
+	}
+	unlock, err := lockFile(ctx, dir+".lock", func() {
+		fmt.Fprintf(log, "envtest: another process is building the binaries; waiting for lock %s\n", dir+".lock")
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lock the binary cache: %w", err)
+	}
+	defer unlock()
+	if b, err := loadBinaries(dir, need); err == nil {
+		return b, nil // built by whoever held the lock
+	}
+	return build(ctx, dir, need, log)
+}
+
+// loadBinaries reads a cache directory that holds every program in need
+// (and the kwok stages if kwok is among them).
+func loadBinaries(dir string, need []program) (*Binaries, error) {
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	b := &Binaries{Dir: dir, Versions: m.Versions}
+	for _, p := range need {
+		if _, err := os.Stat(b.Path(p.name)); err != nil {
+			return nil, err
+		}
+		if b.Versions[p.module] == "" {
+			return nil, fmt.Errorf("%s: no version of %s", filepath.Join(dir, manifestName), p.module)
+		}
+		if p.module == kwokModule {
+			if _, err := os.Stat(b.StagesDir()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b, nil
+}
+
+type manifest struct {
+	Versions  map[string]string `json:"versions"`
+	GoVersion string            `json:"goVersion"`
+	Built     time.Time         `json:"built"`
+}
+
+func readManifest(dir string) (manifest, error) {
+	var m manifest
+	data, err := os.ReadFile(filepath.Join(dir, manifestName))
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return m, fmt.Errorf("%s: %w", filepath.Join(dir, manifestName), err)
+	}
+	return m, nil
+}
+
+// build compiles the programs of need that dir lacks. Each program (and the
+// stage folder) is written under a temporary name and renamed into place, so
+// a half-finished build is never mistaken for a cache hit, and the manifest
+// is updated after the programs it describes exist.
+func build(ctx context.Context, dir string, need []program, log io.Writer) (*Binaries, error) {
+	start := time.Now()
+	src := filepath.Join(dir, "buildmodule")
+	if err := writeBuildModule(src); err != nil {
+		return nil, err
+	}
+	old, _ := readManifest(dir) // none yet on a first build
+	versions := map[string]string{}
+	for path, v := range old.Versions {
+		versions[path] = v
+	}
+	var missing []program
+	var modules []string
+	for _, p := range need {
+		if _, err := os.Stat(filepath.Join(dir, exeName(p.name))); err != nil || versions[p.module] == "" {
+			missing = append(missing, p)
+		}
+		if !slices.Contains(modules, p.module) {
+			modules = append(modules, p.module)
+		}
+	}
+	gocmd, err := goCommand()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(missing))
+	for i, p := range missing {
+		names[i] = p.name
+	}
+	fmt.Fprintf(log, "envtest: building %s into %s\n", strings.Join(names, ", "), dir)
+	fmt.Fprintf(log, "envtest: the first build takes minutes (kube-apiserver the longest); later runs reuse it\n")
+
+	mods, err := moduleInfo(ctx, gocmd, src, modules...)
+	if err != nil {
+		return nil, err
+	}
+	for path, m := range mods {
+		versions[path] = m.Version
+	}
+	if k, ok := mods[kwokModule]; ok {
+		if _, err := os.Stat(filepath.Join(dir, "stages")); err != nil {
+			tmp, err := os.MkdirTemp(dir, ".stages-")
+			if err != nil {
+				return nil, err
+			}
+			defer os.RemoveAll(tmp) // a no-op after the rename
+			if err := copyStages(k.Dir, tmp); err != nil {
+				return nil, fmt.Errorf("copy kwok stages: %w", err)
+			}
+			if err := os.Chmod(tmp, 0o755); err != nil {
+				return nil, err
+			}
+			if err := os.Rename(tmp, filepath.Join(dir, "stages")); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	ldflags := versionLDFlags(versions[kubernetesModule])
+	for i, p := range missing {
+		t0 := time.Now()
+		fmt.Fprintf(log, "envtest: [%d/%d] building %s (%s)\n", i+1, len(missing), p.name, p.pkg)
+		out := filepath.Join(dir, "."+exeName(p.name)+".partial")
+		args := []string{"build", "-trimpath", "-ldflags", ldflags, "-o", out, p.pkg}
+		if err := runGo(ctx, gocmd, src, args, log, func(elapsed time.Duration) {
+			fmt.Fprintf(log, "envtest:        still building %s: %s\n", p.name, elapsed.Round(time.Second))
+		}); err != nil {
+			_ = os.Remove(out)
+			return nil, fmt.Errorf("build %s: %w", p.name, err)
+		}
+		if err := os.Rename(out, filepath.Join(dir, exeName(p.name))); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(log, "envtest: [%d/%d] built %s in %s (total %s)\n", i+1, len(missing), p.name,
+			time.Since(t0).Round(time.Second), time.Since(start).Round(time.Second))
+	}
+
+	if err := writeManifest(dir, manifest{Versions: versions, GoVersion: runtime.Version(), Built: time.Now().UTC()}); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "envtest: build finished in %s\n", time.Since(start).Round(time.Second))
+	return loadBinaries(dir, need)
+}
+
+// writeManifest replaces dir's manifest in one rename.
+func writeManifest(dir string, m manifest) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, "."+manifestName+".partial")
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, manifestName))
+}
+
+// versionLDFlags stamps the Kubernetes version into the binaries; without it
+// they report v0.0.0-master and kubectl cannot parse the server version.
+func versionLDFlags(version string) string {
+	major, minor, _ := strings.Cut(strings.TrimPrefix(version, "v"), ".")
+	minor, _, _ = strings.Cut(minor, ".")
+	flags := []string{"-s", "-w"}
+	for _, pkg := range []string{"k8s.io/component-base/version", "k8s.io/client-go/pkg/version"} {
+		flags = append(flags,
+			"-X", pkg+".gitVersion="+version,
+			"-X", pkg+".gitMajor="+major,
+			"-X", pkg+".gitMinor="+minor,
+			"-X", pkg+".gitTreeState=clean",
+		)
+	}
+	return strings.Join(flags, " ")
+}
+
+// goCommand finds the go command: on PATH (go test puts its own toolchain's
+// bin first there), else in $GOROOT/bin. The GOROOT compiled into this binary
+// is not asked: it names the machine that built it, not this one.
+func goCommand() (string, error) {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p, nil
+	}
+	if root := os.Getenv("GOROOT"); root != "" {
+		p := filepath.Join(root, "bin", exeName("go"))
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("the go command is needed to build the control plane, and is neither on PATH nor in $GOROOT/bin")
+}
+
+// goEnv is the environment of every go command run: static binaries, the
+// build module alone (no workspace), and go.sum as committed.
+func goEnv() []string {
+	return append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=readonly")
+}
+
+type moduleJSON struct {
+	Path, Version, Dir, Error string
+}
+
+// moduleInfo downloads the named modules at the versions the build module
+// selects and returns their versions and directories.
+func moduleInfo(ctx context.Context, gocmd, src string, paths ...string) (map[string]moduleJSON, error) {
+	cmd := exec.CommandContext(ctx, gocmd, append([]string{"mod", "download", "-json"}, paths...)...)
+	cmd.Dir = src
+	cmd.Env = goEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go mod download: %w\n%s%s", err, stderr.String(), out)
+	}
+	mods := map[string]moduleJSON{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var m moduleJSON
+		if err := dec.Decode(&m); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("go mod download -json: %w", err)
+		}
+		if m.Error != "" {
+			return nil, fmt.Errorf("go mod download %s: %s", m.Path, m.Error)
+		}
+		mods[m.Path] = m
+	}
+	for _, p := range paths {
+		if mods[p].Dir == "" {
+			return nil, fmt.Errorf("go mod download did not report module %s", p)
+		}
+	}
+	return mods, nil
+}
+
+// runGo runs the go command in src, copying "go: downloading" lines to log
+// so a fresh machine shows what it fetches, calling tick every 30 seconds
+// while it runs, and returning the end of its output on failure.
+func runGo(ctx context.Context, gocmd, src string, args []string, log io.Writer, tick func(time.Duration)) error {
+	cmd := exec.CommandContext(ctx, gocmd, args...)
+	cmd.Dir = src
+	cmd.Env = goEnv()
+	cmd.SysProcAttr = childProcAttr()
+	// Cancelling kills the compilers go started too, not only go itself.
+	cmd.Cancel = func() error { return signalGroup(cmd.Process, true) }
+	out, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	cmd.Stdout = cmd.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	var (
+		mu   sync.Mutex
+		tail []string
+	)
+	scanDone := make(chan struct{})
+	go func() {
+		defer close(scanDone)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.HasPrefix(line, "go: downloading") {
+				fmt.Fprintf(log, "envtest:        %s\n", line)
+			}
+			mu.Lock()
+			tail = append(tail, line)
+			if len(tail) > 40 {
+				tail = tail[1:]
+			}
+			mu.Unlock()
+		}
+	}()
+	start := time.Now()
+	ticker := time.NewTicker(30 * time.Second)
+	defer ticker.Stop()
+	waited := make(chan error, 1)
+	go func() {
+		<-scanDone
+		waited <- cmd.Wait()
+	}()
+	for {
+		select {
+		case err := <-waited:
+			if ctx.Err() != nil {
+				return fmt.Errorf("go %s: stopped: %w", args[0], context.Cause(ctx))
+			}
+			if err != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, strings.Join(tail, "\n"))
+			}
+			return nil
+		case <-ticker.C:
+			tick(time.Since(start))
+		}
+	}
+}
+
+// copyStages copies the kwok stage files that the control plane uses from the
+// kwok module into dst, one folder per stage set.
+func copyStages(kwokDir, dst string) error {
+	for _, set := range stageSets {
+		from := filepath.Join(kwokDir, "kustomize", "stage", filepath.FromSlash(set))
+		to := filepath.Join(dst, filepath.FromSlash(set))
+		if err := os.MkdirAll(to, 0o755); err != nil {
+			return err
+		}
+		entries, err := os.ReadDir(from)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for _, e := range entries {
+			if e.IsDir() || filepath.Ext(e.Name()) != ".yaml" || e.Name() == "kustomization.yaml" {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(from, e.Name()))
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o644); err != nil {
+				return err
+			}
+			n++
+		}
+		if n == 0 {
+			return &fs.PathError{Op: "copy stages", Path: from, Err: errors.New("no stage files")}
+		}
+	}
+	return nil
+}
+
+// stageSets are the kwok stage folders used: nodes become Ready at once and
+// renew their lease like a kubelet; pods become Ready, complete, and go away
+// when deleted.
+var stageSets = []string{"node/fast", "node/heartbeat-with-lease", "pod/fast"}
+
+func exeName(name string) string {
+	if runtime.GOOS == "windows" {
+		return name + ".exe"
+	}
+	return name
+}

@@ -1,0 +1,58 @@
+package envtest
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"net"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestPKIServingCertVerifiesForLoopback(t *testing.T) {
+	keys, err := writePKI(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.LoadX509KeyPair(keys.servingCertFile, keys.servingKeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(keys.caPEM) {
+		t.Fatal("CA PEM does not parse")
+	}
+	leaf, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, host := range []string{"127.0.0.1", "localhost"} {
+		if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: host}); err != nil {
+			t.Errorf("serving cert does not verify for %s: %v", host, err)
+		}
+	}
+	if leaf.VerifyHostname(net.IPv4(10, 0, 0, 1).String()) == nil {
+		t.Error("serving cert verifies for 10.0.0.1; it should cover loopback only")
+	}
+	tokens, err := os.ReadFile(keys.tokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(tokens), keys.adminToken+","+adminUser) || !strings.Contains(string(tokens), "system:masters") {
+		t.Errorf("token file %q does not make the admin token a system:masters user", tokens)
+	}
+}
+
+func TestFreePortsAreDistinct(t *testing.T) {
+	ports, err := freePorts(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, p := range ports {
+		if p <= 0 || seen[p] {
+			t.Fatalf("ports %v: want 5 distinct positive ports", ports)
+		}
+		seen[p] = true
+	}
+}

@@ -1,0 +1,105 @@
+package envtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// StuckLabel is a pod label: a pod that carries it, with any value, is
+// scheduled but stays Pending and never becomes Ready. Put it on a Deployment's pod template to make a rollout
+// stall, e.g. to exceed its progress deadline.
+const StuckLabel = "stuck"
+
+// podReadyStage is the kwok stage that makes a scheduled pod Running and
+// Ready; kwokConfig adapts it.
+const podReadyStage = "pod-ready"
+
+// kwokConfig returns kwok's configuration: the stage files of stagesDir, one
+// YAML document each, with the pod-ready stage changed to skip pods labelled
+// StuckLabel and to wait delay (plus up to jitter more) before marking a pod
+// Ready.
+func kwokConfig(stagesDir string, delay, jitter time.Duration) ([]byte, error) {
+	var files []string
+	err := filepath.WalkDir(stagesDir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(files)
+	var out bytes.Buffer
+	foundReady := false
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := utilyaml.ToJSON(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		var stage map[string]any
+		if err := json.Unmarshal(doc, &stage); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if name, _ := mapAt(stage, "metadata")["name"].(string); name == podReadyStage {
+			if err := adaptPodReady(stage, delay, jitter); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			foundReady = true
+		}
+		// JSON is YAML, and kwok reads YAML documents.
+		doc, err = json.Marshal(stage)
+		if err != nil {
+			return nil, err
+		}
+		out.WriteString("---\n")
+		out.Write(doc)
+		out.WriteString("\n")
+	}
+	if !foundReady {
+		return nil, fmt.Errorf("no %q stage in %s", podReadyStage, stagesDir)
+	}
+	return out.Bytes(), nil
+}
+
+// adaptPodReady excludes stuck pods from the pod-ready stage and sets its delay.
+func adaptPodReady(stage map[string]any, delay, jitter time.Duration) error {
+	spec := mapAt(stage, "spec")
+	selector := mapAt(spec, "selector")
+	if spec == nil || selector == nil {
+		return fmt.Errorf("stage %q has no spec.selector", podReadyStage)
+	}
+	exprs, _ := selector["matchExpressions"].([]any)
+	selector["matchExpressions"] = append(exprs, map[string]any{
+		"key":      ".metadata.labels." + StuckLabel,
+		"operator": "DoesNotExist",
+	})
+	if delay > 0 || jitter > 0 {
+		// kwok picks a delay between durationMilliseconds and
+		// jitterDurationMilliseconds.
+		spec["delay"] = map[string]any{
+			"durationMilliseconds":       delay.Milliseconds(),
+			"jitterDurationMilliseconds": (delay + jitter).Milliseconds(),
+		}
+	}
+	return nil
+}
+
+// mapAt returns m[key] if it is an object, else nil.
+func mapAt(m map[string]any, key string) map[string]any {
+	v, _ := m[key].(map[string]any)
+	return v
+}

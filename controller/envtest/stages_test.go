@@ -1,0 +1,134 @@
+package envtest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+const testPodReady = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-ready
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+  next:
+    statusTemplate: |
+      phase: Running
+`
+
+const testNodeInit = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: node-initialize
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Node
+  selector: {}
+  next: {}
+`
+
+func writeStages(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// stagesByName decodes kwokConfig's output back into objects.
+func stagesByName(t *testing.T, config []byte) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	for _, doc := range strings.Split(string(config), "---\n") {
+		if strings.TrimSpace(doc) == "" {
+			continue
+		}
+		j, err := utilyaml.ToJSON([]byte(doc))
+		if err != nil {
+			t.Fatalf("output is not YAML: %v\n%s", err, doc)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(j, &m); err != nil {
+			t.Fatal(err)
+		}
+		out[mapAt(m, "metadata")["name"].(string)] = m
+	}
+	return out
+}
+
+func TestKwokConfigExcludesStuckPodsAndSetsDelay(t *testing.T) {
+	dir := writeStages(t, map[string]string{
+		"node/fast/node-initialize.yaml": testNodeInit,
+		"pod/fast/pod-ready.yaml":        testPodReady,
+	})
+	config, err := kwokConfig(dir, 1500*time.Millisecond, 500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stages := stagesByName(t, config)
+	if len(stages) != 2 {
+		t.Fatalf("got stages %v, want node-initialize and pod-ready", stages)
+	}
+	ready := mapAt(stages["pod-ready"], "spec")
+	wantExprs := []any{
+		map[string]any{"key": ".metadata.deletionTimestamp", "operator": "DoesNotExist"},
+		map[string]any{"key": ".metadata.labels.stuck", "operator": "DoesNotExist"},
+	}
+	if diff := cmp.Diff(wantExprs, mapAt(ready, "selector")["matchExpressions"]); diff != "" {
+		t.Errorf("pod-ready matchExpressions (-want +got):\n%s", diff)
+	}
+	wantDelay := map[string]any{"durationMilliseconds": 1500.0, "jitterDurationMilliseconds": 2000.0}
+	if diff := cmp.Diff(wantDelay, ready["delay"]); diff != "" {
+		t.Errorf("pod-ready delay (-want +got):\n%s", diff)
+	}
+	if _, ok := mapAt(stages["node-initialize"], "spec")["delay"]; ok {
+		t.Error("node-initialize got a delay; only pod-ready should")
+	}
+}
+
+func TestKwokConfigWithoutDelayLeavesDelayUnset(t *testing.T) {
+	dir := writeStages(t, map[string]string{"pod/fast/pod-ready.yaml": testPodReady})
+	config, err := kwokConfig(dir, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := mapAt(stagesByName(t, config)["pod-ready"], "spec")["delay"]; ok {
+		t.Errorf("delay = %v, want none", d)
+	}
+}
+
+func TestKwokConfigErrors(t *testing.T) {
+	tests := map[string]map[string]string{
+		"no pod-ready stage": {"node/fast/node-initialize.yaml": testNodeInit},
+		"not YAML":           {"pod/fast/pod-ready.yaml": "metadata: [\n"},
+		"no selector":        {"pod/fast/pod-ready.yaml": "metadata:\n  name: pod-ready\nspec: {}\n"},
+	}
+	for name, files := range tests {
+		t.Run(name, func(t *testing.T) {
+			if _, err := kwokConfig(writeStages(t, files), 0, 0); err == nil {
+				t.Error("kwokConfig succeeded, want an error")
+			}
+		})
+	}
+}
