@@ -62,16 +62,24 @@ func startOurController(t *testing.T, cp *envtest.Environment, ns string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runOurController(t, client, client, ns, controller.Options[string]{})
+}
+
+// runOurController runs ctrlkit's Deployment controller on namespace ns
+// until the test ends, with 5 workers and the test's logger added to opts.
+// Its informers list and watch through watcher, and it writes through
+// writer.
+func runOurController(t *testing.T, writer, watcher kubernetes.Interface, ns string, opts controller.Options[string]) {
+	t.Helper()
 	// Informers as the deployment-controller binary makes them, managedFields
 	// stripped, so every scenario checks the transform on a real API server too.
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
+	factory := informers.NewSharedInformerFactoryWithOptions(watcher, 0, informers.WithNamespace(ns),
 		informers.WithTransform(handler.StripManagedFields))
 	broadcaster := record.NewBroadcaster(record.WithContext(t.Context()))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events(ns)})
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: writer.CoreV1().Events(ns)})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ctrlkit-deployment-controller"})
-	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{
-		Controller: controller.Options[string]{Workers: 5, Logger: testr.New(t)},
-	})
+	opts.Workers, opts.Logger = 5, testr.New(t)
+	ctrl, _, err := deployment.NewController(writer, factory, recorder, deployment.Options{Controller: opts})
 	if err != nil {
 		broadcaster.Shutdown()
 		t.Fatal(err)

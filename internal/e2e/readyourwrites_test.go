@@ -12,21 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/record"
 
 	"github.com/ctrlkit/ctrlkit/controller"
-	"github.com/ctrlkit/ctrlkit/deployment"
-	"github.com/ctrlkit/ctrlkit/handler"
 )
 
 // lateWatchDelay is how late the controller's informers see watch events:
@@ -119,33 +111,7 @@ func startLateController(t *testing.T, config *rest.Config, ns string, disableRe
 		t.Fatal(err)
 	}
 
-	factory := informers.NewSharedInformerFactoryWithOptions(watcher, 0, informers.WithNamespace(ns),
-		informers.WithTransform(handler.StripManagedFields))
-	broadcaster := record.NewBroadcaster(record.WithContext(t.Context()))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: writer.CoreV1().Events(ns)})
-	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ctrlkit-deployment-controller"})
-	ctrl, _, err := deployment.NewController(writer, factory, recorder, deployment.Options{
-		Controller: controller.Options[string]{Workers: 5, Logger: testr.New(t), DisableReadYourWrites: disableReadYourWrites},
-	})
-	if err != nil {
-		broadcaster.Shutdown()
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	factory.Start(ctx.Done())
-	done := make(chan error, 1)
-	go func() { done <- ctrl.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("controller run: %v", err)
-		}
-		factory.Shutdown()
-		broadcaster.Shutdown()
-	})
-	if err := ctrl.WaitForSync(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	runOurController(t, writer, watcher, ns, controller.Options[string]{DisableReadYourWrites: disableReadYourWrites})
 	return conflicts
 }
 
