@@ -111,18 +111,22 @@ type fakeFactory struct {
 	started    chan struct{}
 	onShutdown func()
 	stopCh     <-chan struct{}
+	once       sync.Once
 }
 
 func newFakeFactory(rec *recorder) *fakeFactory {
 	return &fakeFactory{rec: rec, sync: make(chan struct{}), started: make(chan struct{})}
 }
 
+// Start is idempotent, as client-go's: only the first call starts.
 func (f *fakeFactory) Start(stopCh <-chan struct{}) {
-	f.stopCh = stopCh
-	if f.rec != nil {
-		f.rec.add("start informers")
-	}
-	close(f.started)
+	f.once.Do(func() {
+		f.stopCh = stopCh
+		if f.rec != nil {
+			f.rec.add("start informers")
+		}
+		close(f.started)
+	})
 }
 
 func (f *fakeFactory) WaitForCacheSync(stopCh <-chan struct{}) bool {

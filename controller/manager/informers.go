@@ -4,8 +4,10 @@ package manager
 // client-go's factories with Factory; implement it directly for anything
 // else that starts caches.
 //
-// The Manager calls Start once when Run begins, before any runnable starts,
-// and closes stopCh during shutdown. WaitForCacheSync blocks until every
+// The Manager calls Start when Run begins, before any runnable starts, and
+// again every second while it runs, so Start must be idempotent, starting
+// only what is new, as client-go's factories' is. It closes stopCh during
+// shutdown. WaitForCacheSync blocks until every
 // started informer has synced (true) or stopCh is closed (false).
 type InformerFactory interface {
 	Start(stopCh <-chan struct{})
