@@ -111,6 +111,24 @@
 // an informer in a client-go SharedInformerFactory, so that the factory's
 // typed accessors and listers return it.
 //
+// # With a manager
+//
+// A Ring is a manager Runnable that does not need leader election, so it
+// runs on every replica, next to the manager's leader Lease: controllers
+// that must run once per cluster stay leader-only, sharded ones set
+// controller.Options.NoLeaderElection and a Gate. On shutdown the manager
+// stops the sharded controllers and the ring together; the ring releases
+// its Lease once their reconciles have returned.
+//
+//	ring, err := sharding.New(sharding.Options{Client: client, Namespace: ns, Name: "deployment-controller"})
+//	sharding.Informer(factory, &appsv1.Deployment{},
+//		sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments("")), ring, sharding.Namespaced)
+//	// ... the same for every other kind the controller watches, then:
+//	ctrl, err := controller.New("deployments", r, controller.Options[string]{
+//		Gate: sharding.StringKeyGate(ring), NoLeaderElection: true})
+//	mgr.Add(ring)
+//	mgr.Add(ctrl)
+//
 // # Metrics
 //
 // With Options.Registry: ctrlkit_shard_ring_members (live members seen),
