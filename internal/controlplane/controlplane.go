@@ -144,7 +144,7 @@ func start(ctx context.Context, bins *Binaries, opts Options) (_ *ControlPlane, 
 	if cp.etcd, err = cp.run("etcd", etcdArgs(cp.dir, etcdURL, etcdPeerPort), nil); err != nil {
 		return nil, err
 	}
-	if cp.apiserver, err = cp.run("kube-apiserver", apiserverArgs(cp.dir, etcdURL, apiPort, keys), nil); err != nil {
+	if cp.apiserver, err = cp.run("kube-apiserver", append(apiserverArgs(cp.dir, etcdURL, apiPort, keys), opts.APIServerFlags...), nil); err != nil {
 		return nil, err
 	}
 	if err := cp.waitFor(ctx, "kube-apiserver to be ready", cp.apiserverReady); err != nil {

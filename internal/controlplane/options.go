@@ -41,6 +41,10 @@ type Options struct {
 	// builds them on first use.
 	Binaries *Binaries
 
+	// APIServerFlags are extra kube-apiserver flags, after the built-in
+	// ones, for example "--feature-gates=ShardedListAndWatch=true".
+	APIServerFlags []string
+
 	// StartTimeout bounds the start once the binaries exist. Zero means 2
 	// minutes.
 	StartTimeout time.Duration
