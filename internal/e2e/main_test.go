@@ -20,11 +20,13 @@ import (
 var (
 	upstreamCP = sharedControlPlane{opts: controlplane.Options{UpstreamDeploymentController: true}}
 	ourCP      = sharedControlPlane{opts: controlplane.Options{}}
+	// shardedCP's API server serves sharded list and watch (KEP-5866).
+	shardedCP = sharedControlPlane{opts: controlplane.Options{APIServerFlags: []string{"--feature-gates=ShardedListAndWatch=true"}}}
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, s := range []*sharedControlPlane{&upstreamCP, &ourCP} {
+	for _, s := range []*sharedControlPlane{&upstreamCP, &ourCP, &shardedCP} {
 		if err := s.stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "e2e:", err)
 			code = 1
