@@ -46,6 +46,7 @@ type Controller[K comparable] struct {
 	shutdownTimeout    time.Duration
 	recoverPanic       bool
 	needLeaderElection bool
+	gate               Gate[K] // nil: every key is admitted
 
 	mu      sync.Mutex
 	watches []watch
@@ -96,6 +97,7 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 		shutdownTimeout:    orDefault(opts.ShutdownTimeout, DefaultShutdownTimeout),
 		recoverPanic:       !opts.DisablePanicRecovery,
 		needLeaderElection: !opts.NoLeaderElection,
+		gate:               opts.Gate,
 		cacheHoldTimeout:   orDefault(opts.CacheHoldTimeout, DefaultCacheHoldTimeout),
 		ignoreWrites:       opts.DisableReadYourWrites,
 		delayClock:         clock.RealClock{},

@@ -141,6 +141,14 @@
 // Either way, only the next reconcile of the same key is held: another key
 // that reads the same object may still see it stale.
 //
+// # Sharding across replicas
+//
+// Options.Gate admits each key before its reconcile. With package
+// controller/sharding's gates, replicas of one controller-manager form a
+// ring on Leases and each reconciles only the keys of its shard (by
+// namespace), its informers caching only that shard; a key changes hands
+// only after its old owner has finished with it.
+//
 // # Running several controllers
 //
 // Controller has the methods Run, Name, HasSynced and NeedLeaderElection

@@ -98,6 +98,13 @@ type Options[K comparable] struct {
 	// only on the elected leader (see NeedLeaderElection).
 	NoLeaderElection bool
 
+	// Gate, when set, admits each key before its reconcile (see Gate):
+	// package controller/sharding's gates let each replica of a ring
+	// reconcile only its shard's keys. Sharded controllers usually set
+	// NoLeaderElection too, so that they run on every replica. Nil admits
+	// every key.
+	Gate Gate[K]
+
 	// Logger is the base of every log line and of each Reconcile's
 	// contextual logger. The zero value, which is also what logr.Discard()
 	// returns, means the logger of the context Run is given (under a

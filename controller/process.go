@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -35,6 +36,14 @@ func (c *Controller[K]) processNextWorkItem(ctx context.Context, log logr.Logger
 	if c.stopping.Load() {
 		return true // shutting down: leave the rest of the queue alone
 	}
+	if c.gate != nil {
+		release, retryAfter, ok := c.gate.Admit(key)
+		if !ok {
+			c.notAdmitted(log, key, priority, retryAfter)
+			return true
+		}
+		defer release()
+	}
 	c.inFlight.Add(1)
 	defer c.inFlight.Add(-1)
 	c.metrics.activeWorkers.Inc()
@@ -49,6 +58,17 @@ func (c *Controller[K]) processNextWorkItem(ctx context.Context, log logr.Logger
 	// key itself is handed back once the caches hold the recorded writes.
 	held = c.doneWhenObserved(key, state)
 	return true
+}
+
+// notAdmitted puts back, or drops, a key the gate did not admit.
+func (c *Controller[K]) notAdmitted(log logr.Logger, key K, priority int, retryAfter time.Duration) {
+	if retryAfter > 0 {
+		c.queue.AddWithOpts(workqueue.AddOpts{After: retryAfter, Priority: priority}, key)
+		log.V(5).Info("Key not admitted yet, retrying", "key", key, "after", retryAfter)
+		return
+	}
+	c.queue.Forget(key)
+	log.V(5).Info("Key not admitted, dropping it", "key", key)
 }
 
 // ProcessNextReady reconciles one ready key as a worker would, applying the

@@ -30,6 +30,9 @@ func TestManifestsHangTogether(t *testing.T) {
 	if o.Kubeconfig != "" || o.Master != "" {
 		t.Error("the Deployment must use the in-cluster configuration")
 	}
+	if o.ShardRing == "" {
+		t.Error("the Deployment's replicas must run sharded (--shard-ring)")
+	}
 	if !o.Manager.LeaderElection.Enabled || o.Manager.LeaderElection.Namespace != m.Roles[0].Namespace {
 		t.Errorf("leader election in namespace %q (enabled %v), but the Lease Role is in %q",
 			o.Manager.LeaderElection.Namespace, o.Manager.LeaderElection.Enabled, m.Roles[0].Namespace)

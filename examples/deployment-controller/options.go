@@ -18,6 +18,10 @@ type options struct {
 	managerflags.Options
 	// ConcurrentDeploymentSyncs is the number of workers.
 	ConcurrentDeploymentSyncs int
+	// ShardRing, when set, names the ring of replicas this one joins to
+	// split the Deployments by namespace (package controller/sharding);
+	// its Leases live in the leader election namespace.
+	ShardRing string
 }
 
 // parseOptions parses args (without the program name) with
@@ -33,6 +37,8 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	// kube-controller-manager's own section and wording.
 	fss.FlagSet("deployment controller").IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs,
 		"The number of deployment objects that are allowed to sync concurrently. Larger number = more responsive deployments, but more CPU (and network) load")
+	fss.FlagSet("sharding").StringVar(&o.ShardRing, "shard-ring", o.ShardRing,
+		"If set, run sharded: join the ring of replicas of this name (a Lease each, in --leader-elect-resource-namespace), which split Deployments by namespace; every replica runs the controller for its share, and caches only that.")
 	if err := managerflags.Parse("deployment-controller", &fss, args, output); err != nil {
 		return nil, err
 	}

@@ -66,6 +66,7 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 		"--leader-elect-resource-name=mine",
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=127.0.0.1:9443",
+		"--shard-ring=deployments",
 	}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -94,6 +95,7 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 			},
 		},
 		ConcurrentDeploymentSyncs: 50,
+		ShardRing:                 "deployments",
 	}
 	if diff := cmp.Diff(want, o, cmpopts.IgnoreFields(manager.Options{}, "Logger")); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)

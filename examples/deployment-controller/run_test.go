@@ -164,13 +164,13 @@ var mayBeUnused = map[manifesttest.Request]string{
 }
 
 // TestRBACCoversExactlyWhatTheControllerDoes runs the whole process on a fake
-// cluster, then checks manifests/rbac.yaml both ways: every request it made
+// cluster, sharded as the manifest runs it, then checks manifests/rbac.yaml both ways: every request it made
 // is allowed, and every rule there was used (or is listed in mayBeUnused
 // with a reason).
 func TestRBACCoversExactlyWhatTheControllerDoes(t *testing.T) {
 	m := manifesttest.Load(t, "manifests/*.yaml")
 	client := newClient()
-	_, stop := startManager(t, client)
+	_, stop := startManager(t, client, "--shard-ring=deployment-controller")
 
 	for _, want := range []manifesttest.Request{
 		{Group: "apps", Resource: "deployments", Verb: "get"},
@@ -182,6 +182,7 @@ func TestRBACCoversExactlyWhatTheControllerDoes(t *testing.T) {
 		{Group: "apps", Resource: "replicasets", Verb: "delete"},
 		{Group: "", Resource: "events", Verb: "create"},
 		{Group: "coordination.k8s.io", Resource: "leases", Verb: "create"},
+		{Group: "coordination.k8s.io", Resource: "leases", Verb: "list"},
 	} {
 		waitFor(t, want.String(), func() bool { return seen(client, want) })
 	}

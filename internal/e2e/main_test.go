@@ -18,13 +18,16 @@ import (
 // Control planes are shared by the tests of this package, one per kind of
 // kube-controller-manager; each test works in a namespace of its own.
 var (
-	upstreamCP = sharedControlPlane{opts: envtest.Options{Controllers: []string{"deployment", "replicaset", "garbagecollector"}}}
-	ourCP      = sharedControlPlane{opts: envtest.Options{Controllers: []string{"replicaset", "garbagecollector"}}}
+	upstreamCP = sharedControlPlane{opts: envtest.Options{Mode: envtest.Full, Controllers: []string{"deployment", "replicaset", "garbagecollector"}}}
+	ourCP      = sharedControlPlane{opts: envtest.Options{Mode: envtest.Full, Controllers: []string{"replicaset", "garbagecollector"}}}
+	// shardedCP is an API server alone that serves sharded list and watch
+	// (KEP-5866).
+	shardedCP = sharedControlPlane{opts: envtest.Options{Mode: envtest.APIServerOnly, FeatureGates: map[string]bool{"ShardedListAndWatch": true}}}
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, s := range []*sharedControlPlane{&upstreamCP, &ourCP} {
+	for _, s := range []*sharedControlPlane{&upstreamCP, &ourCP, &shardedCP} {
 		if err := s.stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "e2e:", err)
 			code = 1
@@ -60,8 +63,10 @@ func (s *sharedControlPlane) get(t *testing.T) *envtest.Environment {
 	t.Helper()
 	s.once.Do(func() {
 		opts := s.opts
-		opts.PodReadyDelay, opts.PodReadyJitter = podReadyDelay, podReadyJitter
-		opts.Mode, opts.Nodes = envtest.Full, 2
+		if opts.Mode == envtest.Full {
+			opts.PodReadyDelay, opts.PodReadyJitter = podReadyDelay, podReadyJitter
+			opts.Nodes = 2
+		}
 		opts.Log = os.Stderr // the first build takes minutes: show it
 		s.cp, s.err = envtest.Start(context.Background(), opts)
 	})

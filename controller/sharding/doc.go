@@ -1,0 +1,142 @@
+// Package sharding scales a controller-manager out across replicas: the
+// replicas form a ring on coordination.k8s.io Leases, split the 64-bit hash
+// space of their keys into contiguous ranges, one per member, and each
+// reconciles, and caches, only the keys of its range. A key changes hands
+// only after its old owner has let go of it, so that no key is ever
+// reconciled by two replicas at once.
+//
+// # Keys
+//
+// A namespaced object belongs to the hash of its namespace, a
+// cluster-scoped one to the hash of its name (KeyHash): the 64-bit FNV-1a
+// hash of k8s.io/apimachinery/pkg/sharding, which the API server computes
+// for a ShardSelector on object.metadata.namespace (KEP-5866, sharded list
+// and watch). So a Deployment, its ReplicaSets and its Pods always share a
+// shard, and one replica sees a whole family; a namespace is never split,
+// so a ring balances well only over many namespaces. The API server can
+// only select by namespace (or UID), so informers of cluster-scoped
+// resources are filtered on the client side only (see ListWatch).
+//
+// # Membership and ranges
+//
+// Each member holds a Lease of its own, named Name-ID in Options.Namespace,
+// labelled RingLabel=Name, and renews it every RetryPeriod. The members are
+// the live Leases of the ring, sorted by holder identity: a Lease is live
+// while it has a holder and has changed within its LeaseDuration, on the
+// observer's own clock (as client-go's leader election judges a lease, so
+// that clock skew between replicas does not matter). Member i of n is
+// assigned [i·2^64/n, (i+1)·2^64/n) (Assign). That assignment, as one
+// member sees it, is its view; its range in its current view is its
+// target, and informers cache the target.
+//
+// # Handover
+//
+// A member hands out (Acquire) only keys in its serving range, a part of
+// its target, and counts the ones in flight. The protocol:
+//
+//  1. Shrink at once. When a member's view changes, its serving range
+//     shrinks to serving ∩ target in the same step: keys it lost are no
+//     longer handed out.
+//  2. Acknowledge once drained. When no reconcile of a key outside its
+//     target is in flight any more, the member records the view as
+//     drained-for, and its next renewal publishes it in the Lease
+//     annotation DrainedForAnnotation ("I run and will start nothing
+//     outside my range of this view").
+//  3. Extend only when everyone has let go. A member starts serving its
+//     whole target only when its own acknowledgement of the view was
+//     published before the round's list, and that list shows every other
+//     live member acknowledging the same view. A member whose Lease
+//     expired, or was released, is not waited for.
+//  4. Fence on lost contact. A member whose last successful renewal
+//     started RenewDeadline ago hands out nothing until it renews again.
+//     Others consider it gone only after LeaseDuration without a change to
+//     its Lease on their clocks, which is later, since they observed its
+//     last renewal after it was sent.
+//  5. Leave cleanly. On shutdown (Run's context ends) a member hands out
+//     nothing, waits for its in-flight reconciles, then releases its Lease
+//     (empty holder): the others take its range without waiting for expiry.
+//
+// Why no key is held twice: say members X and Y both hold key k, X having
+// started serving it (step 3) before Y. When Y extended, its list showed X
+// live (X still serves, so it is not fenced, so its Lease has not expired
+// for anyone) and acknowledging Y's view V, in which k is Y's, not X's.
+// X's acknowledgement of V was true when published and stays true until X
+// extends under another view, which needs its own acknowledgement of that
+// view published first, which would have replaced V in its Lease before
+// Y's list. So X was not serving k when Y looked, contradicting that it
+// has served k since before. (Reads are linearizable: the Leases are
+// listed with resourceVersion "", a consistent read.)
+//
+// A view change costs two or three rounds (RetryPeriod each) plus the
+// time the old owners take to drain; a crashed member's range moves after
+// its LeaseDuration plus a round.
+//
+// # Failure cases
+//
+//   - A member crashes: its reconciles die with it; its Lease stays until
+//     it expires, LeaseDuration after its last renewal as the others
+//     observe it, then its range is reassigned. Its Lease object is never
+//     deleted (the ring needs no delete permission); a new member waits up
+//     to one LeaseDuration for such stale Leases to count as expired.
+//   - A member loses the API server but keeps running: it fences itself
+//     after RenewDeadline. Its reconciles already in flight keep running;
+//     the protocol relies on them ending within LeaseDuration −
+//     RenewDeadline (5s by default): set the controller's ReconcileTimeout
+//     below that, and note that a write already sent may still land later.
+//   - A reconcile of a lost key does not return: the member does not
+//     acknowledge, and the new owner waits. After DrainTimeout the member
+//     stops renewing and Run returns ErrDrainTimeout (the manager shuts
+//     down); its range moves when its Lease expires, while that reconcile
+//     may still be running: the one case the protocol cannot close, as
+//     Go cannot stop a goroutine.
+//   - Views disagree (a Lease seen at different times by different
+//     members): nobody extends until every live member publishes the same
+//     view, so disagreement costs progress, never safety.
+//   - Two processes with one ID share a Lease and a range: IDs must be
+//     unique (the default adds a random suffix to the host name).
+//   - The API server is unreachable for everyone: every member fences, and
+//     nothing is reconciled until it is back.
+//
+// # Controllers and informers
+//
+// Gate and StringKeyGate admit a controller's keys through a Ring
+// (controller.Options.Gate): keys of other members are dropped, keys not
+// handed over yet retried later, and a reconcile counts as in flight until
+// it returns. ListWatch restricts an informer to the target, server-side
+// with ListOptions.ShardSelector where the API server honours it
+// (ListMeta.ShardInfo set, feature gate ShardedListAndWatch), and always
+// client-side too, before the cache; when the target changes it ends the
+// watch with "resource version expired", so the reflector lists the new
+// range again and its store drops what was lost. Informer registers such
+// an informer in a client-go SharedInformerFactory, so that the factory's
+// typed accessors and listers return it.
+//
+// # With a manager
+//
+// A Ring is a manager Runnable that does not need leader election, so it
+// runs on every replica, next to the manager's leader Lease: controllers
+// that must run once per cluster stay leader-only, sharded ones set
+// controller.Options.NoLeaderElection and a Gate. On shutdown the manager
+// stops the sharded controllers and the ring together; the ring releases
+// its Lease once their reconciles have returned.
+//
+//	ring, err := sharding.New(sharding.Options{Client: client, Namespace: ns, Name: "deployment-controller"})
+//	sharding.Informer(factory, &appsv1.Deployment{},
+//		sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments("")), ring, sharding.Namespaced)
+//	// ... the same for every other kind the controller watches, then:
+//	ctrl, err := controller.New("deployments", r, controller.Options[string]{
+//		Gate: sharding.StringKeyGate(ring), NoLeaderElection: true})
+//	mgr.Add(ring)
+//	mgr.Add(ctrl)
+//
+// # Metrics
+//
+// With Options.Registry: ctrlkit_shard_ring_members (live members seen),
+// ctrlkit_shard_range_fraction and ctrlkit_shard_serving_fraction (share
+// of the hash space assigned and served), ctrlkit_shard_range_info{start,end}
+// (the target range), ctrlkit_shard_keys_owned (distinct shard keys
+// reconciled in the current range), ctrlkit_shard_handovers_total{direction}
+// and ctrlkit_shard_handover_duration_seconds{direction} (gained: from a
+// view change to serving the new range; lost: to the acknowledgement),
+// all labelled with the ring's name.
+package sharding

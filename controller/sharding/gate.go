@@ -1,0 +1,64 @@
+package sharding
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Gate admits a controller's keys through a Ring: set it as the
+// controller's Options.Gate (it implements controller.Gate[K]). A key of
+// another member is dropped, since its owner has it; a key of this
+// member's range not handed over yet comes back after the ring's
+// RetryPeriod; an admitted key counts as in flight on the ring until its
+// reconcile returns, so that the ring does not acknowledge a handover
+// while it runs.
+type Gate[K comparable] struct {
+	ring *Ring
+	hash func(K) (uint64, error)
+}
+
+// NewGate returns a Gate that finds a key's hash with hash, which must
+// agree with KeyHash of the objects the key stands for. A key whose hash
+// fails is dropped.
+func NewGate[K comparable](ring *Ring, hash func(K) (uint64, error)) *Gate[K] {
+	return &Gate[K]{ring: ring, hash: hash}
+}
+
+// StringKeyGate is the Gate of "namespace/name" (or "name") keys, as
+// handler.ObjectKey and cache.MetaNamespaceKeyFunc make them.
+func StringKeyGate(ring *Ring) *Gate[string] {
+	return NewGate(ring, func(key string) (uint64, error) {
+		ns, name, err := cache.SplitMetaNamespaceKey(key)
+		if err != nil {
+			return 0, err
+		}
+		return KeyHash(ns, name), nil
+	})
+}
+
+// NamespacedNameGate is the Gate of types.NamespacedName keys.
+func NamespacedNameGate(ring *Ring) *Gate[types.NamespacedName] {
+	return NewGate(ring, func(key types.NamespacedName) (uint64, error) {
+		return KeyHash(key.Namespace, key.Name), nil
+	})
+}
+
+// Admit reports whether key may be reconciled now; see Gate.
+func (g *Gate[K]) Admit(key K) (release func(), retryAfter time.Duration, ok bool) {
+	h, err := g.hash(key)
+	if err != nil {
+		g.ring.log.Error(err, "Dropping a key that has no shard", "key", key)
+		return nil, 0, false
+	}
+	release, a := g.ring.Acquire(h)
+	switch a {
+	case Admitted:
+		return release, 0, true
+	case Pending:
+		return nil, g.ring.opts.RetryPeriod, false
+	default:
+		return nil, 0, false
+	}
+}

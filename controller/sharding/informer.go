@@ -1,0 +1,50 @@
+package sharding
+
+import (
+	"context"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// ListerWatcherClient is the List and Watch of a typed client-go
+// resource client, such as client.AppsV1().Deployments(""), whose lists
+// are of type L.
+type ListerWatcherClient[L runtime.Object] interface {
+	List(ctx context.Context, opts metav1.ListOptions) (L, error)
+	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+}
+
+// FromClient is the ListWatch of a typed resource client:
+//
+//	sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments(""))
+func FromClient[L runtime.Object](c ListerWatcherClient[L]) *cache.ListWatch {
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return c.List(ctx, opts)
+		},
+		WatchFuncWithContext: c.Watch,
+	}
+}
+
+// Informer registers in factory, for obj's type, an informer that lists
+// and watches only ring's target range (ListWatch(lw, ring, scope)), with
+// the namespace index client-go's typed informers have. Call it before
+// anything asks the factory for that type: from then on the factory's
+// typed accessors (factory.Apps().V1().Deployments()) and their listers
+// return the sharded informer, so that existing controller constructors
+// use it unchanged. The factory's transform (WithTransform) applies.
+//
+//	sharding.Informer(factory, &appsv1.Deployment{},
+//		sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments("")), ring, sharding.Namespaced)
+func Informer(factory informers.SharedInformerFactory, obj runtime.Object, lw cache.ListerWatcherWithContext, ring *Ring, scope Scope) cache.SharedIndexInformer {
+	return factory.InformerFor(obj, func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+		return cache.NewSharedIndexInformer(newListWatch(lw, ring, scope), obj, resync,
+			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	})
+}

@@ -1,0 +1,167 @@
+package sharding
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Scope tells ListWatch how a resource's objects are sharded.
+type Scope int
+
+const (
+	// Namespaced objects are sharded by namespace, and the API server can
+	// select them with a ShardSelector.
+	Namespaced Scope = iota
+	// ClusterScoped objects are sharded by name. The API server cannot
+	// select by name, so they are listed and watched whole and filtered on
+	// the client side only: the cache still holds only the range.
+	ClusterScoped
+)
+
+// ListWatch restricts lw to ring's target range (see the package
+// documentation): each list and watch carries the target's ShardSelector
+// (for Namespaced resources) and keeps, on the client side, only the
+// objects in the target, so that the cache holds only the range whether
+// or not the API server honoured the selector (a list it honoured carries
+// ListMeta.ShardInfo). A list waits until the ring has a target. When the
+// target changes, the watch ends with "resource version expired", so that
+// the reflector lists the new range and its store drops what was lost.
+//
+// The result does not support client-go's streaming lists (WatchList): the
+// reflector lists and then watches, so that every list is checked.
+func ListWatch(lw cache.ListerWatcherWithContext, ring *Ring, scope Scope) cache.ListerWatcherWithContext {
+	return newListWatch(lw, ring, scope)
+}
+
+func newListWatch(lw cache.ListerWatcherWithContext, ring *Ring, scope Scope) *shardedListWatch {
+	return &shardedListWatch{lw: lw, ring: ring, scope: scope, log: ring.log}
+}
+
+// shardedListWatch is used by one reflector, which lists and watches in
+// turn: last is the target its last list was restricted to.
+type shardedListWatch struct {
+	lw    cache.ListerWatcherWithContext
+	ring  *Ring
+	scope Scope
+	log   logr.Logger
+
+	mu          sync.Mutex
+	last        Range
+	lastChanged <-chan struct{}
+	warned      bool
+}
+
+// IsWatchListSemanticsUnSupported tells the reflector to list, not to
+// stream the initial list over a watch.
+func (s *shardedListWatch) IsWatchListSemanticsUnSupported() bool { return true }
+
+func (s *shardedListWatch) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	target, changed, err := s.waitForTarget(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.restrict(&opts, target)
+	list, err := s.lw.ListWithContext(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.filterList(list, target); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.last, s.lastChanged = target, changed
+	s.mu.Unlock()
+	return list, nil
+}
+
+func (s *shardedListWatch) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	s.mu.Lock()
+	target, changed := s.last, s.lastChanged
+	s.mu.Unlock()
+	if changed == nil {
+		// A watch before any list: restrict it to the current target.
+		var err error
+		if target, changed, err = s.waitForTarget(ctx); err != nil {
+			return nil, err
+		}
+	}
+	s.restrict(&opts, target)
+	w, err := s.lw.WatchWithContext(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return newShardWatch(w, target, changed), nil
+}
+
+// List and Watch serve callers that know only cache.ListerWatcher.
+func (s *shardedListWatch) List(opts metav1.ListOptions) (runtime.Object, error) {
+	return s.ListWithContext(context.Background(), opts)
+}
+
+func (s *shardedListWatch) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+	return s.WatchWithContext(context.Background(), opts)
+}
+
+// waitForTarget returns the ring's target once it has one.
+func (s *shardedListWatch) waitForTarget(ctx context.Context) (Range, <-chan struct{}, error) {
+	for {
+		target, changed := s.ring.Target()
+		if !target.Empty() {
+			return target, changed, nil
+		}
+		select {
+		case <-ctx.Done():
+			return EmptyRange, nil, ctx.Err()
+		case <-changed:
+		}
+	}
+}
+
+func (s *shardedListWatch) restrict(opts *metav1.ListOptions, target Range) {
+	if s.scope == Namespaced {
+		opts.ShardSelector = target.Selector(NamespaceField).String()
+	}
+}
+
+// filterList keeps the list's items in target. A list the API server
+// filtered passes unchanged; one it did not is logged once.
+func (s *shardedListWatch) filterList(list runtime.Object, target Range) error {
+	if s.scope == Namespaced {
+		if lm, err := meta.ListAccessor(list); err == nil {
+			if m, ok := lm.(*metav1.ListMeta); ok && m.ShardInfo == nil {
+				s.warnOnce(fmt.Sprintf("%T", list))
+			}
+		}
+	}
+	items, err := meta.ExtractListWithAlloc(list)
+	if err != nil {
+		return fmt.Errorf("sharding: %w", err)
+	}
+	kept := items[:0]
+	for _, item := range items {
+		if h, err := ObjectHash(item); err == nil && target.Contains(h) {
+			kept = append(kept, item)
+		}
+	}
+	if len(kept) == len(items) {
+		return nil
+	}
+	return meta.SetList(list, kept)
+}
+
+func (s *shardedListWatch) warnOnce(kind string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.warned {
+		s.warned = true
+		s.log.Info("The API server did not honour the shard selector (no ShardInfo; is the ShardedListAndWatch feature gate on?): filtering on the client side", "list", kind)
+	}
+}

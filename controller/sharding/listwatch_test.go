@@ -1,0 +1,122 @@
+package sharding_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/ctrlkit/ctrlkit/controller/sharding"
+)
+
+// cachedNamespaces are the namespaces of the objects in store, sorted.
+func cachedNamespaces(store cache.Store) []string {
+	var namespaces []string
+	for _, obj := range store.List() {
+		namespaces = append(namespaces, obj.(*corev1.ConfigMap).Namespace)
+	}
+	slices.Sort(namespaces)
+	return namespaces
+}
+
+// namespacesIn are those of namespaces whose hash is in r, sorted.
+func namespacesIn(namespaces []string, r sharding.Range) []string {
+	var in []string
+	for _, ns := range namespaces {
+		if r.Contains(sharding.KeyHash(ns, "")) {
+			in = append(in, ns)
+		}
+	}
+	slices.Sort(in)
+	return in
+}
+
+// The fake clientset ignores shard selectors, as an API server without
+// the feature gate does: the cache holds only the member's range anyway,
+// lists it again when the range grows, and keeps watching only it.
+func TestInformerCachesOnlyTheTargetAndFollowsIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var namespaces []string
+		client := fake.NewClientset()
+		for i := range 12 {
+			ns := fmt.Sprintf("ns-%d", i)
+			namespaces = append(namespaces, ns)
+			if _, err := client.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cm"}}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		slices.Sort(namespaces)
+		a, b := newRing(t, client, "a"), newRing(t, client, "b")
+		ctx, stop := context.WithCancel(t.Context())
+		ctxB, stopB := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { _ = a.Run(ctx) })
+		wg.Go(func() { _ = b.Run(ctxB) })
+		factory := informers.NewSharedInformerFactory(client, 0)
+		defer func() { // in this order: the bubble's clock runs while anything waits on it
+			stop()
+			factory.Shutdown()
+			wg.Wait()
+		}()
+		informer := sharding.Informer(factory, &corev1.ConfigMap{},
+			sharding.FromClient[*corev1.ConfigMapList](client.CoreV1().ConfigMaps("")), a, sharding.Namespaced)
+		if factory.Core().V1().ConfigMaps().Informer().GetStore() != informer.GetStore() {
+			t.Fatal("the factory's typed accessor does not return the sharded informer")
+		}
+		factory.Start(ctx.Done())
+
+		half := sharding.Assign(2)[0]
+		waitFor(t, "a's cache to hold its half", func() bool {
+			return informer.HasSynced() && slices.Equal(cachedNamespaces(informer.GetStore()), namespacesIn(namespaces, half))
+		})
+
+		stopB()
+		waitFor(t, "a's cache to hold everything once b has left", func() bool {
+			return slices.Equal(cachedNamespaces(informer.GetStore()), namespaces)
+		})
+		// The new watch covers the whole range.
+		ns := "added-later"
+		if _, err := client.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cm"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "a new object to arrive", func() bool { return len(informer.GetStore().List()) == len(namespaces)+1 })
+	})
+}
+
+func TestListWatchSendsTheShardSelector(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset()
+		a := newRing(t, client, "a")
+		if err := a.Sync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		lw := &cache.ListWatch{ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			got = append(got, opts.ShardSelector)
+			return &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ShardInfo: &metav1.ShardInfo{Selector: opts.ShardSelector}}}, nil
+		}}
+		if _, err := sharding.ListWatch(lw, a, sharding.Namespaced).ListWithContext(t.Context(), metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		want := "shardRange(object.metadata.namespace, '0x0000000000000000', '0x10000000000000000')"
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("ShardSelector %q, want %q", got, want)
+		}
+		got = nil
+		if _, err := sharding.ListWatch(lw, a, sharding.ClusterScoped).ListWithContext(t.Context(), metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0] != "" {
+			t.Errorf("cluster-scoped ShardSelector %q, want none", got)
+		}
+	})
+}

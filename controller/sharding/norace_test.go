@@ -1,0 +1,5 @@
+//go:build !race
+
+package sharding_test
+
+const raceEnabled = false

@@ -1,0 +1,506 @@
+package sharding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+)
+
+// ErrDrainTimeout is returned by Sync and Run when the reconciles of keys
+// this member lost did not finish within Options.DrainTimeout. The member
+// has stopped renewing its Lease; the process should exit.
+var ErrDrainTimeout = errors.New("sharding: in-flight reconciles of lost keys did not drain in time")
+
+// Admission is a Ring's answer to Acquire.
+type Admission int
+
+const (
+	// Admitted: reconcile the key now, and call the release function when
+	// the reconcile has returned.
+	Admitted Admission = iota
+	// Pending: the key is in this member's range but not handed over yet
+	// (its previous owner has not acknowledged), or this member is fenced.
+	// Try again later.
+	Pending
+	// NotOwned: another member's key. Drop it: its owner has it.
+	NotOwned
+)
+
+// String names the admission in logs and metrics.
+func (a Admission) String() string {
+	switch a {
+	case Admitted:
+		return "admitted"
+	case Pending:
+		return "pending"
+	default:
+		return "not_owned"
+	}
+}
+
+// Ring is one member of a ring of replicas that split the keys of their
+// controllers by hash (see the package documentation for the protocol).
+// Run keeps its Lease and its ranges current; Acquire admits keys.
+//
+// Invariants, under mu: serving ⊆ target (both contiguous); every hash
+// admitted and not yet released is counted in inFlight; a key is admitted
+// only if it is in serving and the member is not fenced (its last
+// successful renewal is less than RenewDeadline old); acked names a view
+// for which inFlight ⊆ that view's range held when it was set, and serving
+// has not grown since except to the range of a published ack.
+type Ring struct {
+	opts      Options
+	leaseName string
+	leases    coordinationv1client.LeaseInterface
+	clock     clock.WithTicker
+	log       logr.Logger
+	metrics   *ringMetrics
+
+	// Owned by the goroutine calling Sync.
+	own      *coordinationv1.Lease // as last written or read; nil: read it first
+	ownFound bool                  // own exists on the server
+	observed map[string]observation
+	leaving  bool
+	left     bool
+	failed   error
+
+	mu          sync.Mutex
+	renewedAt   time.Time // start of the last successful renewal; zero: none
+	view        view
+	target      Range // this member's range in view
+	serving     Range // the part of target it may hand out
+	acked       string
+	published   string        // acked as of the last successful write
+	changed     chan struct{} // closed when target changes
+	targetSince time.Time
+	gainPending bool
+	drainSince  time.Time // zero: nothing lost waiting to drain
+	inFlight    map[uint64]int
+	owned       map[uint64]struct{} // hashes admitted while serving them
+	idle        chan struct{}       // signalled when inFlight becomes empty
+}
+
+// New returns a ring member that has not joined yet: Run (or Sync) joins.
+func New(opts Options) (*Ring, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m, err := newRingMetrics(opts.Registry, opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &Ring{
+		opts:      opts,
+		leaseName: opts.Name + "-" + opts.ID,
+		leases:    opts.Client.CoordinationV1().Leases(opts.Namespace),
+		clock:     opts.Clock,
+		log:       opts.Logger.WithValues("ring", opts.Name, "member", opts.ID),
+		metrics:   m,
+		observed:  map[string]observation{},
+		target:    EmptyRange,
+		serving:   EmptyRange,
+		changed:   make(chan struct{}),
+		inFlight:  map[uint64]int{},
+		owned:     map[uint64]struct{}{},
+		idle:      make(chan struct{}, 1),
+	}, nil
+}
+
+// ID is this member's identity.
+func (r *Ring) ID() string { return r.opts.ID }
+
+// Name is the ring's name.
+func (r *Ring) Name() string { return "shard-ring-" + r.opts.Name }
+
+// NeedLeaderElection is false: every replica is a member. (A manager runs
+// the ring on every replica, next to its leader election.)
+func (r *Ring) NeedLeaderElection() bool { return false }
+
+// Members is the ring as this member last saw it, sorted; empty before the
+// first round.
+func (r *Ring) Members() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.view)
+}
+
+// Target is this member's range in the current view, and a channel closed
+// when it changes. Informers list and watch the target (see ListWatch).
+// It is EmptyRange until the first round has seen the ring.
+func (r *Ring) Target() (Range, <-chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.target, r.changed
+}
+
+// Serving is the part of the target this member hands out keys of now.
+func (r *Ring) Serving() Range {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fencedLocked(r.clock.Now()) {
+		return EmptyRange
+	}
+	return r.serving
+}
+
+// Acquire decides whether the key with hash h may be reconciled by this
+// member now. If Admitted, the member counts the reconcile as in flight
+// until release is called (exactly once), and hands no range over while
+// it runs outside its range; otherwise release is nil.
+func (r *Ring) Acquire(h uint64) (release func(), a Admission) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.serving.Contains(h) && !r.fencedLocked(r.clock.Now()):
+		r.inFlight[h]++
+		if _, ok := r.owned[h]; !ok {
+			r.owned[h] = struct{}{}
+			r.metrics.keysOwned.Set(float64(len(r.owned)))
+		}
+		var once sync.Once
+		return func() { once.Do(func() { r.release(h) }) }, Admitted
+	case r.target.Contains(h):
+		return nil, Pending
+	default:
+		return nil, NotOwned
+	}
+}
+
+func (r *Ring) release(h uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.inFlight[h]--; r.inFlight[h] <= 0 {
+		delete(r.inFlight, h)
+	}
+	if len(r.inFlight) == 0 {
+		select {
+		case r.idle <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// fencedLocked reports whether this member must hand out nothing: it has
+// never renewed its Lease, or not for RenewDeadline, so others may soon
+// take its range over.
+func (r *Ring) fencedLocked(now time.Time) bool {
+	return r.renewedAt.IsZero() || now.Sub(r.renewedAt) >= r.opts.RenewDeadline || r.failed != nil
+}
+
+// drainedLocked reports whether every in-flight reconcile is inside target.
+func (r *Ring) drainedLocked() bool {
+	for h := range r.inFlight {
+		if !r.target.Contains(h) {
+			return false
+		}
+	}
+	return true
+}
+
+// Run joins the ring and keeps this member's Lease and ranges current, one
+// round (Sync) per RetryPeriod, until ctx is cancelled. Then it leaves:
+// it hands out nothing more, waits (at most DrainTimeout) for in-flight
+// reconciles, and releases its Lease so that the others take its range at
+// once. It returns ErrDrainTimeout if lost keys do not drain in time, or
+// if leaving does not.
+func (r *Ring) Run(ctx context.Context) error {
+	ticker := r.clock.NewTicker(r.opts.RetryPeriod)
+	defer ticker.Stop()
+	for {
+		if err := r.Sync(ctx); errors.Is(err, ErrDrainTimeout) {
+			return err
+		} else if err != nil && ctx.Err() == nil {
+			r.log.Error(err, "Ring round failed; retrying")
+		}
+		select {
+		case <-ctx.Done():
+			return r.leave(context.WithoutCancel(ctx), ticker.C())
+		case <-ticker.C():
+		}
+	}
+}
+
+// Leave makes the next rounds leave the ring: this member hands out
+// nothing more and, once its in-flight reconciles have returned, releases
+// its Lease. Run calls it when its context ends; tests call it with Sync.
+func (r *Ring) Leave() {
+	r.leaving = true
+	r.mu.Lock()
+	r.serving = EmptyRange
+	r.mu.Unlock()
+}
+
+// Left reports whether this member has released its Lease.
+func (r *Ring) Left() bool { return r.left }
+
+// leave runs rounds until the member has left, at most DrainTimeout.
+func (r *Ring) leave(ctx context.Context, tick <-chan time.Time) error {
+	r.Leave()
+	deadline := r.clock.After(r.opts.DrainTimeout)
+	for {
+		if err := r.Sync(ctx); err != nil {
+			r.log.Error(err, "Leaving the ring")
+		}
+		if r.left {
+			return nil
+		}
+		select {
+		case <-deadline:
+			r.log.Info("In-flight reconciles did not finish in time; leaving the Lease to expire")
+			return ErrDrainTimeout
+		case <-r.idle:
+		case <-tick:
+		}
+	}
+}
+
+// Sync runs one round: renew this member's Lease, publishing what it has
+// drained for; list the ring's Leases; then, from who is live, update the
+// view, shrink what it serves to its new range, extend to the whole range
+// once every other live member acknowledged the view, and acknowledge the
+// view itself once it has drained. Run calls it every RetryPeriod; Sync
+// must not be called concurrently with itself or Run.
+func (r *Ring) Sync(ctx context.Context) error {
+	if r.left {
+		return nil
+	}
+	if r.failed != nil {
+		return r.failed
+	}
+	if r.leaving && r.idleNow() {
+		return r.releaseLease(ctx)
+	}
+	start := r.clock.Now()
+	if err := r.renew(ctx, start); err != nil {
+		r.mu.Lock()
+		if r.fencedLocked(r.clock.Now()) {
+			r.serving = EmptyRange
+		}
+		r.mu.Unlock()
+		r.metrics.update(r)
+		return fmt.Errorf("sharding: renewing Lease %s/%s: %w", r.opts.Namespace, r.leaseName, err)
+	}
+	list, err := r.leases.List(ctx, metav1.ListOptions{
+		LabelSelector: labels.Set{RingLabel: r.opts.Name}.String(),
+	})
+	if err != nil {
+		return fmt.Errorf("sharding: listing the ring's Leases: %w", err)
+	}
+	now := r.clock.Now()
+	r.decide(r.observe(list.Items, now), now)
+	r.metrics.update(r)
+	return r.failed
+}
+
+func (r *Ring) idleNow() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.inFlight) == 0
+}
+
+// observe records what changed in the Leases and returns the live members
+// other than this one. A Lease is live while it has a holder and has
+// changed within its duration, on this member's clock.
+func (r *Ring) observe(leases []coordinationv1.Lease, now time.Time) []peer {
+	var peers []peer
+	seen := make(map[string]bool, len(leases))
+	for i := range leases {
+		l := &leases[i]
+		if l.Name == r.leaseName {
+			continue
+		}
+		seen[l.Name] = true
+		rec := leaseRecord(l)
+		o, ok := r.observed[l.Name]
+		if !ok || o.record != rec {
+			o = observation{record: rec, seen: now}
+			r.observed[l.Name] = o
+		}
+		holder := leaseHolder(l)
+		if holder == "" || holder == r.opts.ID || now.Sub(o.seen) >= leaseDuration(l, r.opts.LeaseDuration) {
+			continue
+		}
+		peers = append(peers, peer{id: holder, drainedFor: l.Annotations[DrainedForAnnotation]})
+	}
+	for name := range r.observed {
+		if !seen[name] {
+			delete(r.observed, name)
+		}
+	}
+	return peers
+}
+
+// decide applies one round's view of the ring.
+func (r *Ring) decide(peers []peer, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fenced := r.fencedLocked(now)
+	if fenced || r.leaving {
+		r.serving = EmptyRange
+	} else {
+		v := make(view, 0, len(peers)+1)
+		v = append(v, r.opts.ID)
+		for _, p := range peers {
+			v = append(v, p.id)
+		}
+		slices.Sort(v)
+		v = slices.Compact(v)
+		if !slices.Equal(v, r.view) {
+			r.setViewLocked(v, now)
+		}
+	}
+
+	vs := r.view.String()
+	if !fenced && !r.leaving && r.published == vs && r.serving != r.target && allDrainedFor(peers, vs) {
+		r.serving = r.target
+		if r.gainPending {
+			r.gainPending = false
+			r.metrics.handover("gained", now.Sub(r.targetSince))
+		}
+		r.log.V(2).Info("Serving range", "range", r.serving, "members", len(r.view))
+	}
+	if r.acked != vs && r.drainedLocked() {
+		r.acked = vs
+		if !r.drainSince.IsZero() {
+			r.metrics.handover("lost", now.Sub(r.drainSince))
+			r.drainSince = time.Time{}
+		}
+	}
+	if r.acked != vs && !r.drainSince.IsZero() && now.Sub(r.drainSince) > r.opts.DrainTimeout {
+		r.failed = ErrDrainTimeout
+		r.serving = EmptyRange
+		r.log.Error(ErrDrainTimeout, "Fencing this member", "timeout", r.opts.DrainTimeout)
+	}
+}
+
+// setViewLocked moves to view v: the target becomes this member's range
+// in v, and what it serves shrinks to it at once.
+func (r *Ring) setViewLocked(v view, now time.Time) {
+	old := r.target
+	r.view, r.target = v, v.rangeOf(r.opts.ID)
+	r.serving = r.serving.Intersect(r.target)
+	for h := range r.owned {
+		if !r.target.Contains(h) {
+			delete(r.owned, h)
+		}
+	}
+	r.metrics.keysOwned.Set(float64(len(r.owned)))
+	r.targetSince = now
+	r.gainPending = r.target.Intersect(old) != r.target
+	if !r.drainedLocked() && r.drainSince.IsZero() {
+		r.drainSince = now
+	}
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.log.Info("Ring changed", "members", []string(v), "range", r.target)
+}
+
+func allDrainedFor(peers []peer, vs string) bool {
+	for _, p := range peers {
+		if p.drainedFor != vs {
+			return false
+		}
+	}
+	return true
+}
+
+// renew writes this member's Lease: holder, renew time, duration, and the
+// view it has drained for. On success the member may serve for another
+// RenewDeadline from start, the time before the request was sent.
+func (r *Ring) renew(ctx context.Context, start time.Time) error {
+	r.mu.Lock()
+	acked, serving := r.acked, r.serving
+	r.mu.Unlock()
+	if r.own == nil {
+		l, err := r.leases.Get(ctx, r.leaseName, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			l = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: r.opts.Namespace, Name: r.leaseName}}
+		case err != nil:
+			return err
+		}
+		r.own, r.ownFound = l, err == nil
+	}
+	l := r.own.DeepCopy()
+	if l.Labels == nil {
+		l.Labels = map[string]string{}
+	}
+	l.Labels[RingLabel] = r.opts.Name
+	if l.Annotations == nil {
+		l.Annotations = map[string]string{}
+	}
+	l.Annotations[DrainedForAnnotation] = acked
+	l.Annotations[ServingAnnotation] = serving.String()
+	l.Spec.RenewTime = ptr.To(metav1.NewMicroTime(start))
+	if leaseHolder(l) != r.opts.ID {
+		l.Spec.AcquireTime = l.Spec.RenewTime
+	}
+	l.Spec.HolderIdentity = ptr.To(r.opts.ID)
+	l.Spec.LeaseDurationSeconds = ptr.To(int32(r.opts.LeaseDuration / time.Second))
+	var written *coordinationv1.Lease
+	var err error
+	if r.ownFound {
+		written, err = r.leases.Update(ctx, l, metav1.UpdateOptions{})
+	} else {
+		written, err = r.leases.Create(ctx, l, metav1.CreateOptions{})
+	}
+	if err != nil {
+		r.own = nil // read it again next round
+		return err
+	}
+	r.own, r.ownFound = written, true
+	r.mu.Lock()
+	r.renewedAt, r.published = start, acked
+	r.mu.Unlock()
+	return nil
+}
+
+// releaseLease gives up this member's Lease once it has drained on
+// leaving: an empty holder tells the others at once that it is gone and
+// holds nothing.
+func (r *Ring) releaseLease(ctx context.Context) error {
+	if r.own == nil {
+		l, err := r.leases.Get(ctx, r.leaseName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			r.left = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		r.own, r.ownFound = l, true
+	}
+	if !r.ownFound {
+		r.left = true // never created: nothing to give up
+		return nil
+	}
+	l := r.own.DeepCopy()
+	l.Spec.HolderIdentity = nil
+	l.Spec.RenewTime = ptr.To(metav1.NewMicroTime(r.clock.Now()))
+	delete(l.Annotations, DrainedForAnnotation)
+	delete(l.Annotations, ServingAnnotation)
+	if _, err := r.leases.Update(ctx, l, metav1.UpdateOptions{}); err != nil {
+		r.own = nil
+		return fmt.Errorf("sharding: releasing Lease %s/%s: %w", r.opts.Namespace, r.leaseName, err)
+	}
+	r.left = true
+	r.mu.Lock()
+	r.renewedAt = time.Time{}
+	r.mu.Unlock()
+	r.metrics.update(r)
+	r.log.Info("Left the ring")
+	return nil
+}

@@ -1,0 +1,92 @@
+package sharding_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/ctrlkit/ctrlkit/controller/sharding"
+)
+
+func newRing(t *testing.T, client *fake.Clientset, id string) *sharding.Ring {
+	t.Helper()
+	r, err := sharding.New(sharding.Options{
+		Client: client, Namespace: "kube-system", Name: "test", ID: id,
+		LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond,
+		Logger: testr.New(t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// waitFor polls cond once per virtual 100ms, for at most a virtual minute.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for range 600 {
+		if cond() {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// Two members split the space; when one leaves, it releases its Lease
+// after its in-flight reconcile returns, and the other takes over the
+// whole space before the Lease would have expired.
+func TestRunSplitsAndLeavesCleanly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset()
+		a, b := newRing(t, client, "a"), newRing(t, client, "b")
+		ctxA, stopA := context.WithCancel(t.Context())
+		ctxB, stopB := context.WithCancel(t.Context())
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		wg.Go(func() { errs[0] = a.Run(ctxA) })
+		wg.Go(func() { errs[1] = b.Run(ctxB) })
+		halves := sharding.Assign(2)
+		waitFor(t, "the two members to serve a half each", func() bool {
+			return a.Serving() == halves[0] && b.Serving() == halves[1]
+		})
+
+		release, adm := a.Acquire(halves[0].Start)
+		if adm != sharding.Admitted {
+			t.Fatalf("a's own key: %v", adm)
+		}
+		if _, adm := b.Acquire(halves[0].Start); adm != sharding.NotOwned {
+			t.Errorf("b on a's key: %v, want not owned", adm)
+		}
+		stopA()
+		waitFor(t, "a to stop handing out keys", func() bool { return a.Serving().Empty() })
+		time.Sleep(5 * time.Second) // past a's lease duration: only a's reconcile holds b back
+		if _, adm := b.Acquire(halves[0].Start); adm == sharding.Admitted {
+			t.Fatal("b took a's key while a's reconcile of it was in flight")
+		}
+		leaving := time.Now()
+		release()
+		waitFor(t, "b to serve the whole space", func() bool { return b.Serving() == sharding.FullRange })
+		if d := time.Since(leaving); d >= 3*time.Second {
+			t.Errorf("handover after a clean leave took %s, as long as a lease expiry", d)
+		}
+		lease, err := client.CoordinationV1().Leases("kube-system").Get(t.Context(), "test-a", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lease.Spec.HolderIdentity != nil {
+			t.Errorf("a's Lease still held by %q after leaving", *lease.Spec.HolderIdentity)
+		}
+		stopB()
+		wg.Wait()
+		if errs[0] != nil || errs[1] != nil {
+			t.Errorf("Run returned %v, %v", errs[0], errs[1])
+		}
+	})
+}
