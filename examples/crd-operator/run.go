@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -79,10 +80,27 @@ func newManager(ctx context.Context, o *options, config *rest.Config) (*manager.
 		For(webAppInformer.Informer(), v1alpha1.Resource.GroupKind(), v1alpha1.Resource.Scope()).
 		Owns(deployments.Informer()).
 		Owns(services.Informer()).
+		Watches(deployments.Informer(), inTheWayOf(r.webApps)).
+		Watches(services.Informer(), inTheWayOf(r.webApps)).
 		WithOptions(controller.Options[string]{Workers: o.ConcurrentSyncs, Logger: klog.FromContext(ctx), Registry: mgr.Registry()}).
 		Complete(r)
 	if err != nil {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// inTheWayOf maps the creation and deletion of a Deployment or Service
+// that a WebApp of the same name does not control to that WebApp, so that
+// a NameConflict clears by itself once the other object is gone. Its
+// updates do not matter to the WebApp. The WebApp's own objects are mapped
+// by Owns.
+func inTheWayOf(webApps typed.Lister[*v1alpha1.WebApp]) handler.Handler[string] {
+	return handler.Map(func(obj metav1.Object) []string {
+		app, err := webApps.Namespace(obj.GetNamespace()).Get(obj.GetName())
+		if err != nil || metav1.IsControlledBy(obj, app) {
+			return nil
+		}
+		return []string{handler.ObjectKey(app)}
+	}).WithPredicates(handler.OnlyEventTypes(handler.Create, handler.Delete))
 }
