@@ -27,9 +27,10 @@ func (e *nameConflictError) Error() string {
 }
 
 // controlledBy makes app the controller of obj, unless obj already exists
-// (it has a UID) and app does not control it.
+// (it was read from the server, so it has a resourceVersion) and app does
+// not control it.
 func controlledBy(app *v1alpha1.WebApp, kind string, obj metav1.Object) error {
-	if obj.GetUID() != "" && !metav1.IsControlledBy(obj, app) {
+	if obj.GetResourceVersion() != "" && !metav1.IsControlledBy(obj, app) {
 		return &nameConflictError{kind: kind, name: obj.GetName()}
 	}
 	return controllerutil.SetControllerReference(app, v1alpha1.Kind, obj)
