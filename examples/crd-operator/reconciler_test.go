@@ -120,7 +120,11 @@ func (e *env) webApp(name string) *v1alpha1.WebApp {
 	return obj.(*v1alpha1.WebApp)
 }
 
-func (e *env) writes() int { return len(e.kube.Actions()) - countReads(e.kube.Actions()) + len(e.fake.Actions()) }
+// writes counts the requests other than reads made so far; the WebApp
+// client only writes (its reads are the cache's).
+func (e *env) writes() int {
+	return len(e.kube.Actions()) - countReads(e.kube.Actions()) + len(e.fake.Actions())
+}
 
 func countReads(actions []clienttesting.Action) int {
 	n := 0
