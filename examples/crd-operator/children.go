@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/controllerutil"
 	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
 )
@@ -63,10 +64,11 @@ func (r *reconciler) applyChildren(ctx context.Context, app *v1alpha1.WebApp, st
 	if err != nil {
 		return err
 	}
+	controller.RecordWrite(ctx, r.deploymentInformer, d)
 	setStatusFromDeployment(app, status, d)
 
 	s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: app.Name}}
-	_, _, err = controllerutil.CreateOrPatch(ctx,
+	s, _, err = controllerutil.CreateOrPatch(ctx,
 		controllerutil.Cached(r.services.Services(ns), r.kube.CoreV1().Services(ns)), s,
 		func(s *corev1.Service) error {
 			if err := controlledBy(app, "Service", s); err != nil {
@@ -79,6 +81,7 @@ func (r *reconciler) applyChildren(ctx context.Context, app *v1alpha1.WebApp, st
 	if err != nil {
 		return err
 	}
+	controller.RecordWrite(ctx, r.serviceInformer, s)
 	return r.writeRegistryEntry(ctx, app)
 }
 

@@ -19,7 +19,9 @@
 //     or Service that is in a WebApp's way.
 //   - reconciler.go: the reconcile. controllerutil.Finalize adds the
 //     finalizer, or on deletion runs the cleanup and removes it;
-//     the status is written only when it changed, with observedGeneration.
+//     the status is written only when it changed, with observedGeneration;
+//     controller.RecordWrite makes the next reconcile wait for the caches
+//     to hold what this one wrote.
 //   - children.go: controllerutil.CreateOrUpdate (the Deployment) and
 //     CreateOrPatch (the Service, the registry ConfigMap) over the
 //     informers' caches (controllerutil.Cached), SetControllerReference,

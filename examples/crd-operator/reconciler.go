@@ -41,6 +41,11 @@ type reconciler struct {
 	services    corelisters.ServiceLister
 	registry    string // the namespace of the registry ConfigMaps
 	recorder    events.EventRecorder
+
+	// The informers behind the listers. A write recorded against one
+	// (controller.RecordWrite) holds the WebApp's next reconcile until that
+	// cache has it, so that it does not act on what it just replaced.
+	webAppInformer, deploymentInformer, serviceInformer cache.SharedInformer
 }
 
 // Reconcile handles the WebApp named by key, "namespace/name".
@@ -63,6 +68,7 @@ func (r *reconciler) Reconcile(ctx context.Context, key string) (controller.Resu
 	if err != nil || deleting {
 		return controller.Result{}, err
 	}
+	controller.RecordWrite(ctx, r.webAppInformer, app)
 
 	status := app.Status.DeepCopy()
 	err = r.applyChildren(ctx, app, status)
@@ -92,6 +98,10 @@ func (r *reconciler) updateStatus(ctx context.Context, app *v1alpha1.WebApp, sta
 	}
 	app = app.DeepCopy()
 	app.Status = *status
-	_, err := r.webAppsIn(app.Namespace).UpdateStatus(ctx, app, metav1.UpdateOptions{})
-	return err
+	app, err := r.webAppsIn(app.Namespace).UpdateStatus(ctx, app, metav1.UpdateOptions{})
+	if err != nil {
+		return err
+	}
+	controller.RecordWrite(ctx, r.webAppInformer, app)
+	return nil
 }

@@ -75,6 +75,10 @@ func newManager(ctx context.Context, o *options, config *rest.Config) (*manager.
 		services:    services.Lister(),
 		registry:    o.RegistryNamespace,
 		recorder:    mgr.EventRecorderFor(component),
+
+		webAppInformer:     webAppInformer.Informer(),
+		deploymentInformer: deployments.Informer(),
+		serviceInformer:    services.Informer(),
 	}
 	_, err = builder.ControllerManagedBy(mgr, "webapp", handler.ObjectKey).
 		For(webAppInformer.Informer(), v1alpha1.Resource.GroupKind(), v1alpha1.Resource.Scope()).
