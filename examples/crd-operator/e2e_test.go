@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
@@ -30,7 +32,7 @@ import (
 func TestWebAppOperatorE2E(t *testing.T) {
 	c := startCluster(t)
 	ctx := t.Context()
-	for _, f := range []string{"manifests/crd.yaml", "manifests/namespace.yaml"} {
+	for _, f := range []string{"manifests/crd.yaml", "manifests/namespace.yaml", "manifests/rbac.yaml"} {
 		if out, err := c.kubectl(ctx, "apply", "-f", f); err != nil {
 			t.Fatalf("kubectl apply -f %s: %v\n%s", f, err, out)
 		}
@@ -55,16 +57,30 @@ func TestWebAppOperatorE2E(t *testing.T) {
 	// next discovery resync (every 30s in kube-controller-manager), and
 	// collects the WebApp's objects only then.
 	t.Run("lifecycle", func(t *testing.T) { testLifecycle(t, kube, webApps.Namespace(ns)) })
+
+	// Events are written without retries, so a missing grant would only be
+	// logged: check that the leadership event on the Lease was written.
+	eventually(t, time.Minute, "the LeaderElection event in ctrlkit-system", func(ctx context.Context) (bool, error) {
+		list, err := kube.CoreV1().Events("ctrlkit-system").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		return slices.ContainsFunc(list.Items, func(e corev1.Event) bool { return e.Reason == "LeaderElection" }), nil
+	})
 }
 
-// startOperator runs the operator's manager until the test ends.
+// startOperator runs the operator's manager until the test ends, as the
+// service account of manifests/rbac.yaml (impersonated), with leader
+// election: every request it makes must be allowed by that RBAC.
 func startOperator(t *testing.T, c cluster) {
-	o, err := parseOptions([]string{"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, io.Discard)
+	o, err := parseOptions([]string{"--leader-elect-resource-namespace=ctrlkit-system", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
+	config := rest.CopyConfig(c.config)
+	config.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:ctrlkit-system:webapp-operator"}
 	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := newManager(ctx, o, c.config)
+	mgr, err := newManager(ctx, o, config)
 	if err != nil {
 		t.Fatal(err)
 	}

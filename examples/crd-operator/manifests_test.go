@@ -35,7 +35,9 @@ func TestManifests(t *testing.T) {
 	subject := rbacv1.Subject{Kind: "ServiceAccount", Name: sa.Name, Namespace: sa.Namespace}
 	for namespace, resource := range map[string]string{o.Manager.LeaderElection.Namespace: "leases", o.RegistryNamespace: "configmaps"} {
 		i := slices.IndexFunc(m.Roles, func(r rbacv1.Role) bool {
-			return r.Namespace == namespace && len(r.Rules) == 1 && slices.Equal(r.Rules[0].Resources, []string{resource})
+			return r.Namespace == namespace && slices.ContainsFunc(r.Rules, func(rule rbacv1.PolicyRule) bool {
+				return slices.Contains(rule.Resources, resource)
+			})
 		})
 		if i < 0 {
 			t.Errorf("no Role for %s in namespace %s", resource, namespace)
