@@ -77,7 +77,7 @@ func (r *reconciler) Reconcile(ctx context.Context, key string) (controller.Resu
 	case errors.As(err, &conflict):
 		// The user must rename or delete the other object: say so and wait.
 		// Retrying would fail the same way; the watch of objects in the way
-		// (inTheWayOf) wakes this WebApp when the other object changes or goes.
+		// (inTheWayOf) wakes this WebApp when the other object is deleted.
 		r.recorder.Eventf(app, nil, corev1.EventTypeWarning, reasonNameConflict, "Reconcile", "%v", conflict)
 		setConflict(app, status, conflict.Error())
 		err = controller.TerminalError(err)
