@@ -1,0 +1,69 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/ctrlkit/ctrlkit/controller/typed"
+)
+
+// Resource is the WebApp resource as the CRD declares it.
+var Resource = typed.Resource{Group: "example.ctrlkit.dev", Version: "v1alpha1", Resource: "webapps", Kind: "WebApp", Namespaced: true}
+
+// Kind is the WebApp's kind, as owner references name it.
+var Kind schema.GroupVersionKind = Resource.GroupVersionKind()
+
+// Condition types of a WebApp's status.
+const (
+	// Available is True while the WebApp's Deployment has the minimum
+	// number of pods available.
+	Available = "Available"
+	// Progressing is True while a rollout is under way, False once it is
+	// complete or cannot proceed (its reason says which).
+	Progressing = "Progressing"
+)
+
+// WebApp runs an image as a Deployment behind a Service, both named like
+// the WebApp.
+type WebApp struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   WebAppSpec   `json:"spec"`
+	Status WebAppStatus `json:"status,omitempty"`
+}
+
+// WebAppSpec is what the user wants.
+type WebAppSpec struct {
+	// Image is the container image; required.
+	Image string `json:"image"`
+	// Replicas is the number of pods; the API server defaults it to 1. A
+	// pointer, so that a client leaving it out gets the default rather
+	// than 0.
+	Replicas *int32 `json:"replicas,omitempty"`
+	// Port is the container's port, which the Service exposes; the API
+	// server defaults it to 8080.
+	Port int32 `json:"port,omitempty"`
+}
+
+// WebAppStatus is what the operator observed.
+type WebAppStatus struct {
+	// ObservedGeneration is the metadata.generation the status describes.
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Replicas and AvailableReplicas are the Deployment's.
+	Replicas          int32 `json:"replicas,omitempty"`
+	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
+	// Conditions are Available and Progressing.
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// AddToScheme registers WebApp and its list in scheme. Event recorders
+// need it: they look an object's kind up in client-go's scheme.Scheme.
+func AddToScheme(scheme *runtime.Scheme) error {
+	gv := Resource.GroupVersion()
+	scheme.AddKnownTypeWithName(gv.WithKind(Resource.Kind), &WebApp{})
+	scheme.AddKnownTypeWithName(gv.WithKind(Resource.Kind+"List"), &typed.List[*WebApp]{})
+	metav1.AddToGroupVersion(scheme, gv)
+	return nil
+}

@@ -1,0 +1,43 @@
+// Command crd-operator is a small, real operator: for each WebApp (a
+// custom resource, example.ctrlkit.dev/v1alpha1, defined in
+// manifests/crd.yaml) it runs a Deployment and a Service it controls, and
+// records the WebApp in a registry namespace, outside the owner graph.
+//
+//	kubectl apply -f examples/crd-operator/manifests/crd.yaml -f examples/crd-operator/manifests/namespace.yaml
+//	go run ./examples/crd-operator --kubeconfig "$KUBECONFIG" --leader-elect=false
+//	kubectl create -f - <<<'{"apiVersion":"example.ctrlkit.dev/v1alpha1","kind":"WebApp","metadata":{"name":"web"},"spec":{"image":"nginx"}}'
+//	kubectl get webapps,deployments,services; kubectl get configmaps -n webapp-registry
+//
+// What to copy, file by file:
+//
+//   - api/v1alpha1: the Go types, a typed.Resource naming them, and
+//     hand-written deep copies. Nothing is generated: typed.NewClient and
+//     typed.NewSharedInformer work from the types.
+//   - run.go: the wiring. builder.ControllerManagedBy reconciles WebApps,
+//     Owns their Deployments and Services (an owned object's event wakes
+//     its WebApp), and Watches the creation and deletion of a Deployment
+//     or Service that is in a WebApp's way.
+//   - reconciler.go: the reconcile. controllerutil.Finalize adds the
+//     finalizer, or on deletion runs the cleanup and removes it;
+//     the status is written only when it changed, with observedGeneration;
+//     controller.RecordWrite makes the next reconcile wait for the caches
+//     to hold what this one wrote.
+//   - children.go: controllerutil.CreateOrUpdate (the Deployment) and
+//     CreateOrPatch (the Service, the registry ConfigMap) over the
+//     informers' caches (controllerutil.Cached), SetControllerReference,
+//     and the finalizer's cleanup.
+//   - status.go: Available and Progressing from the Deployment, with
+//     controllerutil.SetCondition (meta.SetStatusCondition, stamped with
+//     the generation).
+//
+// Bad input: the CRD's schema makes the API server refuse a WebApp
+// without an image, with negative replicas or a port outside 1-65535. A
+// WebApp whose name is taken by a Deployment or Service it does not
+// control does not adopt it: it gets Progressing=False and Available=False
+// with reason NameConflict and a Warning event, and the reconcile returns
+// a terminal error, so it is not retried; the deletion of the other
+// object wakes it. Other WebApps carry on.
+//
+// Events are events.k8s.io/v1, from the manager's EventRecorderFor, which
+// finds the WebApp's kind in client-go's scheme (run.go registers it).
+package main

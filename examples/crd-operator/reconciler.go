@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	appslisters "k8s.io/client-go/listers/apps/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
+
+	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/controllerutil"
+	"github.com/ctrlkit/ctrlkit/controller/typed"
+	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+)
+
+// finalizer keeps a WebApp until its registry ConfigMap is deleted.
+const finalizer = "example.ctrlkit.dev/registry"
+
+// webAppClient writes WebApps in one namespace: a typed.Client in the
+// program, a fake in the tests.
+type webAppClient interface {
+	controllerutil.Updater[*v1alpha1.WebApp]
+	UpdateStatus(ctx context.Context, app *v1alpha1.WebApp, opts metav1.UpdateOptions) (*v1alpha1.WebApp, error)
+}
+
+// reconciler makes a WebApp's Deployment, Service and registry ConfigMap
+// what its spec says, and reports on them in its status. Reads come from
+// the informers' caches; writes go to the API server.
+type reconciler struct {
+	webApps     typed.Lister[*v1alpha1.WebApp]
+	webAppsIn   func(namespace string) webAppClient
+	kube        kubernetes.Interface
+	deployments appslisters.DeploymentLister
+	services    corelisters.ServiceLister
+	registry    string // the namespace of the registry ConfigMaps
+	recorder    events.EventRecorder
+
+	// The informers behind the listers. A write recorded against one
+	// (controller.RecordWrite) holds the WebApp's next reconcile until that
+	// cache has it, so that it does not act on what it just replaced.
+	webAppInformer, deploymentInformer, serviceInformer cache.SharedInformer
+}
+
+// Reconcile handles the WebApp named by key, "namespace/name".
+func (r *reconciler) Reconcile(ctx context.Context, key string) (controller.Result, error) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return controller.Result{}, controller.TerminalError(err)
+	}
+	app, err := r.webApps.Namespace(namespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		return controller.Result{}, nil // deleted: the garbage collector removes what it owned
+	}
+	if err != nil {
+		return controller.Result{}, err
+	}
+
+	// Add the finalizer first, so that nothing is created that a deletion
+	// could leave behind; on deletion, clean up and stop.
+	app, deleting, err := controllerutil.Finalize(ctx, r.webAppsIn(namespace), app, finalizer, r.deleteRegistryEntry)
+	if err != nil || deleting {
+		return controller.Result{}, err
+	}
+	controller.RecordWrite(ctx, r.webAppInformer, app)
+
+	status := app.Status.DeepCopy()
+	err = r.applyChildren(ctx, app, status)
+	var conflict *nameConflictError
+	switch {
+	case errors.As(err, &conflict):
+		// The user must rename or delete the other object: say so and wait.
+		// Retrying would fail the same way; the watch of objects in the way
+		// (inTheWayOf) wakes this WebApp when the other object is deleted.
+		r.recorder.Eventf(app, nil, corev1.EventTypeWarning, reasonNameConflict, "Reconcile", "%v", conflict)
+		setConflict(app, status, conflict.Error())
+		err = controller.TerminalError(err)
+	case err != nil:
+		return controller.Result{}, err
+	}
+	if statusErr := r.updateStatus(ctx, app, status); statusErr != nil {
+		return controller.Result{}, statusErr
+	}
+	return controller.Result{}, err
+}
+
+// updateStatus writes status if it changed.
+func (r *reconciler) updateStatus(ctx context.Context, app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus) error {
+	status.ObservedGeneration = app.Generation
+	if equality.Semantic.DeepEqual(&app.Status, status) {
+		return nil
+	}
+	app = app.DeepCopy()
+	app.Status = *status
+	app, err := r.webAppsIn(app.Namespace).UpdateStatus(ctx, app, metav1.UpdateOptions{})
+	if err != nil {
+		return err
+	}
+	controller.RecordWrite(ctx, r.webAppInformer, app)
+	return nil
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ctrlkit/ctrlkit/controller/controllerutil"
+	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+)
+
+// The reasons of the WebApp's conditions.
+const (
+	reasonAvailable        = "MinimumReplicasAvailable"
+	reasonUnavailable      = "MinimumReplicasUnavailable"
+	reasonRollingOut       = "RollingOut"
+	reasonRolloutComplete  = "RolloutComplete"
+	reasonDeadlineExceeded = "ProgressDeadlineExceeded"
+	reasonNameConflict     = "NameConflict"
+)
+
+// setStatusFromDeployment reports d, the WebApp's Deployment as last
+// written or read, in status: Available from the Deployment's own
+// Available condition, Progressing from whether its rollout is complete
+// (as kubectl rollout status decides it).
+func setStatusFromDeployment(app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus, d *appsv1.Deployment) {
+	status.Replicas, status.AvailableReplicas = d.Status.Replicas, d.Status.AvailableReplicas
+
+	available := metav1.Condition{Type: v1alpha1.Available, Status: metav1.ConditionFalse, Reason: reasonUnavailable,
+		Message: "the Deployment does not have minimum availability"}
+	if c := deploymentCondition(d, appsv1.DeploymentAvailable); c != nil && c.Status == corev1.ConditionTrue {
+		available.Status, available.Reason, available.Message = metav1.ConditionTrue, reasonAvailable, c.Message
+	}
+	controllerutil.SetCondition(app, &status.Conditions, available)
+
+	progressing := metav1.Condition{Type: v1alpha1.Progressing, Status: metav1.ConditionTrue, Reason: reasonRollingOut,
+		Message: "the Deployment is rolling out"}
+	switch c := deploymentCondition(d, appsv1.DeploymentProgressing); {
+	case c != nil && c.Reason == reasonDeadlineExceeded:
+		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionFalse, reasonDeadlineExceeded, c.Message
+	case rolloutComplete(d):
+		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionFalse, reasonRolloutComplete, "every replica is updated and available"
+	}
+	controllerutil.SetCondition(app, &status.Conditions, progressing)
+}
+
+// setConflict reports that the WebApp's objects cannot be written: it is
+// neither progressing nor available until the conflict is resolved.
+func setConflict(app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus, msg string) {
+	for _, t := range []string{v1alpha1.Progressing, v1alpha1.Available} {
+		controllerutil.SetCondition(app, &status.Conditions, metav1.Condition{Type: t,
+			Status: metav1.ConditionFalse, Reason: reasonNameConflict, Message: msg})
+	}
+}
+
+// rolloutComplete is kubectl rollout status's test: the Deployment
+// controller has seen the latest spec, and every replica is updated and
+// available, with no old ones left.
+func rolloutComplete(d *appsv1.Deployment) bool {
+	want := int32(1)
+	if d.Spec.Replicas != nil {
+		want = *d.Spec.Replicas
+	}
+	s := d.Status
+	return s.ObservedGeneration >= d.Generation && s.UpdatedReplicas == want && s.Replicas == want && s.AvailableReplicas == want
+}
+
+func deploymentCondition(d *appsv1.Deployment, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
+	if d == nil {
+		return nil
+	}
+	for i := range d.Status.Conditions {
+		if d.Status.Conditions[i].Type == t {
+			return &d.Status.Conditions[i]
+		}
+	}
+	return nil
+}
