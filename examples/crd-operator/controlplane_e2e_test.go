@@ -8,26 +8,26 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/ctrlkit/ctrlkit/internal/controlplane"
+	"github.com/ctrlkit/ctrlkit/controller/envtest"
 )
 
-// cluster is what the e2e test needs of a control plane; startCluster is
-// the one place that knows where it comes from, so that moving to a public
-// test environment changes only this file.
+// cluster is what the e2e test needs of a control plane.
 type cluster struct {
 	config  *rest.Config
 	kubectl func(ctx context.Context, args ...string) ([]byte, error)
 }
 
-// startCluster starts a local control plane for t whose
-// kube-controller-manager runs the upstream Deployment controller (which
-// rolls the operator's Deployments out) and the garbage collector.
+// startCluster starts a local control plane for t with the WebApp CRD
+// installed, whose kube-controller-manager runs the upstream Deployment
+// controller (which rolls the operator's Deployments out) and the garbage
+// collector. The CRD is there before kube-controller-manager starts, so the
+// garbage collector knows WebApps from the start.
 func startCluster(t *testing.T) cluster {
-	cp := controlplane.StartForTest(t, controlplane.Options{UpstreamDeploymentController: true})
+	env := envtest.StartForTest(t, envtest.Options{Mode: envtest.Full, CRDPaths: []string{"manifests/crd.yaml"}})
 	return cluster{
-		config: cp.RESTConfig(),
+		config: env.RESTConfig(),
 		kubectl: func(ctx context.Context, args ...string) ([]byte, error) {
-			return cp.Kubectl(ctx, args...).CombinedOutput()
+			return env.Kubectl(ctx, args...).CombinedOutput()
 		},
 	}
 }

@@ -26,8 +26,8 @@ import (
 	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
 )
 
-// TestWebAppOperatorE2E installs the CRD with the documented kubectl
-// command, runs the operator in-process, and follows a WebApp through its
+// TestWebAppOperatorE2E applies the manifests with the documented kubectl
+// command (the CRD again, which envtest installed), runs the operator in-process, and follows a WebApp through its
 // life: created, available, rolled to a new image, deleted; then bad input.
 func TestWebAppOperatorE2E(t *testing.T) {
 	c := startCluster(t)
@@ -53,9 +53,6 @@ func TestWebAppOperatorE2E(t *testing.T) {
 
 	t.Run("invalid", func(t *testing.T) { testInvalid(t, webApps.Namespace(ns)) })
 	t.Run("name conflict", func(t *testing.T) { testNameConflict(t, kube, webApps.Namespace(ns)) })
-	// Last: the garbage collector learns of a new CRD's kind only at its
-	// next discovery resync (every 30s in kube-controller-manager), and
-	// collects the WebApp's objects only then.
 	t.Run("lifecycle", func(t *testing.T) { testLifecycle(t, kube, webApps.Namespace(ns)) })
 
 	// Events are written without retries, so a missing grant would only be
