@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	crenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
 )
@@ -37,6 +39,7 @@ func BenchmarkEnvironmentStart(b *testing.B) {
 		}
 	})
 	b.Run("controller-runtime", func(b *testing.B) {
+		ctrllog.SetLogger(logr.Discard()) // else it warns, with a stack, that no logger was set
 		for b.Loop() {
 			env := &crenvtest.Environment{BinaryAssetsDirectory: bins.Dir, ControlPlaneStartTimeout: time.Minute}
 			if _, err := env.Start(); err != nil {
