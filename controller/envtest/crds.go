@@ -150,7 +150,8 @@ func crdEstablished(crd *unstructured.Unstructured) error {
 		msg, _ := m["message"].(string)
 		status[t] = s
 		if t == "NamesAccepted" && s == "False" {
-			return fmt.Errorf("CRD %s: names not accepted: %s", crd.GetName(), msg)
+			// Another CRD holds the names: waiting cannot help.
+			return permanentError{fmt.Errorf("CRD %s: names not accepted: %s", crd.GetName(), msg)}
 		}
 	}
 	var missing []string

@@ -1,6 +1,7 @@
 package envtest
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,8 +82,13 @@ func TestCRDEstablishedNeedsBothConditions(t *testing.T) {
 		"not served yet": withConditions(cond("NamesAccepted", "True"), cond("Established", "False")),
 		"name conflict":  withConditions(cond("NamesAccepted", "False"), cond("Established", "False")),
 	} {
-		if err := crdEstablished(c); err == nil {
+		err := crdEstablished(c)
+		if err == nil {
 			t.Errorf("%s: established, want not", name)
+		}
+		// Only a name conflict is final: the start fails at once on it.
+		if permanent := errors.As(err, new(permanentError)); permanent != (name == "name conflict") {
+			t.Errorf("%s: permanent = %v (%v)", name, permanent, err)
 		}
 	}
 }

@@ -248,7 +248,14 @@ func (env *Environment) checkExited() error {
 	return nil
 }
 
-// waitFor polls cond until it holds, a process exits, or ctx ends.
+// permanentError is a condition's answer that waiting longer cannot
+// change: waitFor returns it at once.
+type permanentError struct{ error }
+
+func (e permanentError) Unwrap() error { return e.error }
+
+// waitFor polls cond until it holds, it answers a permanentError, a process
+// exits, or ctx ends.
 func (env *Environment) waitFor(ctx context.Context, what string, cond func(context.Context) error) error {
 	ticker := time.NewTicker(100 * time.Millisecond)
 	defer ticker.Stop()
@@ -259,6 +266,9 @@ func (env *Environment) waitFor(ctx context.Context, what string, cond func(cont
 		last := cond(ctx)
 		if last == nil {
 			return nil
+		}
+		if errors.As(last, new(permanentError)) {
+			return fmt.Errorf("waiting for %s: %w", what, last)
 		}
 		select {
 		case <-ctx.Done():
