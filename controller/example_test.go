@@ -3,14 +3,17 @@ package controller_test
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlkit/ctrlkit/controller"
@@ -25,6 +28,7 @@ func Example() {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"},
 		Data:       map[string]string{"color": "blue"},
 	})
+	watching := watchStarted(client, "configmaps")
 	factory := informers.NewSharedInformerFactory(client, 0)
 	configMaps := factory.Core().V1().ConfigMaps()
 	seen := make(chan string)
@@ -61,6 +65,7 @@ func Example() {
 	go func() { done <- c.Run(ctx) }()
 
 	fmt.Println(<-seen)
+	<-watching // the fake loses a delete made between the informer's list and its watch
 	_ = client.CoreV1().ConfigMaps("default").Delete(ctx, "settings", metav1.DeleteOptions{})
 	fmt.Println(<-seen)
 
@@ -165,4 +170,23 @@ func ExampleRecordWrite() {
 		panic(err)
 	}
 	// Then factory.Start and c.Run, as in the package example.
+}
+
+// watchStarted returns a channel closed once client serves its first watch
+// of resource. client-go's fake clientset delivers to a watch only what
+// happens after it starts, and replays no deletion, so a test that deletes
+// an object waits for the informer's watch first.
+func watchStarted(client *fake.Clientset, resource string) <-chan struct{} {
+	started := make(chan struct{})
+	var once sync.Once
+	client.PrependWatchReactor(resource, func(action clienttesting.Action) (bool, watch.Interface, error) {
+		var opts metav1.ListOptions
+		if w, ok := action.(clienttesting.WatchActionImpl); ok {
+			opts = w.ListOptions
+		}
+		w, err := client.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
+		once.Do(func() { close(started) })
+		return true, w, err
+	})
+	return started
 }
