@@ -41,13 +41,7 @@ func TestEventRecorderForWritesEventsBeforeRunReturns(t *testing.T) {
 		mustAdd(t, m, recordingRunnable(func(pod *corev1.Pod, reason string) {
 			recorder.Eventf(pod, nil, corev1.EventTypeNormal, reason, "Sync", "pod %s", pod.Name)
 		}))
-		ctx, cancel := context.WithCancel(t.Context())
-		done := runInBackground(ctx, m)
-		synctest.Wait()
-		cancel()
-		if err := <-done; err != nil {
-			t.Fatalf("Run: %v", err)
-		}
+		runUntilIdle(t, m)
 		list, err := client.EventsV1().Events("default").List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -74,13 +68,7 @@ func TestCoreV1EventRecorderForWritesCoreEvents(t *testing.T) {
 		mustAdd(t, m, recordingRunnable(func(pod *corev1.Pod, reason string) {
 			recorder.Eventf(pod, corev1.EventTypeWarning, reason, "pod %s", pod.Name)
 		}))
-		ctx, cancel := context.WithCancel(t.Context())
-		done := runInBackground(ctx, m)
-		synctest.Wait()
-		cancel()
-		if err := <-done; err != nil {
-			t.Fatalf("Run: %v", err)
-		}
+		runUntilIdle(t, m)
 		list, err := client.CoreV1().Events("default").List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -112,13 +100,7 @@ func TestEventsWithoutClientAreLogged(t *testing.T) {
 		m := mustNew(t, Options{Logger: logger})
 		m.EventRecorderFor("a").Eventf(testPod("p"), nil, corev1.EventTypeNormal, "ReasonV1", "Act", "note")
 		m.CoreV1EventRecorderFor("b").Eventf(testPod("p"), corev1.EventTypeNormal, "ReasonCore", "message")
-		ctx, cancel := context.WithCancel(t.Context())
-		done := runInBackground(ctx, m)
-		synctest.Wait()
-		cancel()
-		if err := <-done; err != nil {
-			t.Fatalf("Run: %v", err)
-		}
+		runUntilIdle(t, m)
 		mu.Lock()
 		defer mu.Unlock()
 		all := strings.Join(logs, "\n")
@@ -172,13 +154,7 @@ func TestEventRecorderAfterRunDropsEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client := fake.NewClientset()
 		m := mustNew(t, Options{Logger: quiet(), Client: client})
-		ctx, cancel := context.WithCancel(t.Context())
-		done := runInBackground(ctx, m)
-		synctest.Wait()
-		cancel()
-		if err := <-done; err != nil {
-			t.Fatalf("Run: %v", err)
-		}
+		runUntilIdle(t, m)
 		m.EventRecorderFor("late").Eventf(testPod("p"), nil, corev1.EventTypeNormal, "Late", "Act", "note")
 		m.CoreV1EventRecorderFor("late").Eventf(testPod("p"), corev1.EventTypeNormal, "Late", "message")
 		synctest.Wait()

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
@@ -170,6 +171,19 @@ func runInBackground(ctx context.Context, m *Manager) <-chan error {
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
 	return done
+}
+
+// runUntilIdle runs m inside a synctest bubble until every goroutine is
+// blocked, then cancels it and fails t unless Run returns nil.
+func runUntilIdle(t *testing.T, m *Manager) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := runInBackground(ctx, m)
+	synctest.Wait()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
 }
 
 // quiet is a logger that drops everything. (logr.Discard has a nil sink,
