@@ -138,5 +138,8 @@
 // reconciled in the current range), ctrlkit_shard_handovers_total{direction}
 // and ctrlkit_shard_handover_duration_seconds{direction} (gained: from a
 // view change to serving the new range; lost: to the acknowledgement),
-// all labelled with the ring's name.
+// and, for each informer registered by Informer,
+// ctrlkit_shard_cached_objects{resource} (the objects in its cache, e.g.
+// resource "deployments.apps": those of the target range once it has
+// listed), all labelled with the ring's name.
 package sharding

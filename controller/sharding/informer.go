@@ -2,13 +2,17 @@ package sharding
 
 import (
 	"context"
+	"reflect"
+	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -39,12 +43,28 @@ func FromClient[L runtime.Object](c ListerWatcherClient[L]) *cache.ListWatch {
 // typed accessors (factory.Apps().V1().Deployments()) and their listers
 // return the sharded informer, so that existing controller constructors
 // use it unchanged. The factory's transform (WithTransform) applies.
+// With the ring's Options.Registry, the informer's store size is the gauge
+// ctrlkit_shard_cached_objects{ring, resource}.
 //
 //	sharding.Informer(factory, &appsv1.Deployment{},
 //		sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments("")), ring, sharding.Namespaced)
 func Informer(factory informers.SharedInformerFactory, obj runtime.Object, lw cache.ListerWatcherWithContext, ring *Ring, scope Scope) cache.SharedIndexInformer {
 	return factory.InformerFor(obj, func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		return cache.NewSharedIndexInformer(newListWatch(lw, ring, scope), obj, resync,
+		informer := cache.NewSharedIndexInformer(newListWatch(lw, ring, scope), obj, resync,
 			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+		ring.metrics.cachedObjects(resourceName(obj), informer.GetStore(), ring.log)
+		return informer
 	})
+}
+
+// resourceName names obj's resource in metrics as group and plural
+// ("deployments.apps", "pods"), guessed from its kind in client-go's
+// scheme, or by its Go type for types the scheme does not know.
+func resourceName(obj runtime.Object) string {
+	gvks, _, err := scheme.Scheme.ObjectKinds(obj)
+	if err != nil || len(gvks) == 0 {
+		return strings.ToLower(reflect.Indirect(reflect.ValueOf(obj)).Type().Name())
+	}
+	plural, _ := meta.UnsafeGuessKindToResource(gvks[0])
+	return plural.GroupResource().String()
 }

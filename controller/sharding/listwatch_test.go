@@ -48,7 +48,7 @@ func TestInformerCachesOnlyTheTargetAndFollowsIt(t *testing.T) {
 		var namespaces []string
 		client := fake.NewClientset()
 		for i := range 12 {
-			ns := fmt.Sprintf("ns-%d", i)
+			ns := fmt.Sprintf("%d-ns", i) // not "ns-%d": those all hash to a's half
 			namespaces = append(namespaces, ns)
 			if _, err := client.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cm"}}, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)

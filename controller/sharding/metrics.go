@@ -3,7 +3,9 @@ package sharding
 import (
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlkit/ctrlkit/workqueue/prommetrics"
 )
@@ -19,6 +21,7 @@ type ringMetrics struct {
 	handovers       *prometheus.CounterVec
 	handoverTime    *prometheus.HistogramVec
 	ring            string
+	reg             prometheus.Registerer
 }
 
 func newRingMetrics(reg prometheus.Registerer, ring string) (*ringMetrics, error) {
@@ -31,7 +34,7 @@ func newRingMetrics(reg prometheus.Registerer, ring string) (*ringMetrics, error
 		errs = append(errs, err)
 		return vec
 	}
-	m := &ringMetrics{ring: ring}
+	m := &ringMetrics{ring: ring, reg: reg}
 	m.members = gauge("ctrlkit_shard_ring_members", "Live members of the ring, as this member sees it.").WithLabelValues(ring)
 	m.rangeFraction = gauge("ctrlkit_shard_range_fraction", "Share of the hash space assigned to this member (its target range).").WithLabelValues(ring)
 	m.servingFraction = gauge("ctrlkit_shard_serving_fraction", "Share of the hash space this member hands out keys of now.").WithLabelValues(ring)
@@ -55,6 +58,23 @@ func newRingMetrics(reg prometheus.Registerer, ring string) (*ringMetrics, error
 		}
 	}
 	return m, nil
+}
+
+// cachedObjects makes the size of store, a sharded informer's cache of
+// resource, the gauge ctrlkit_shard_cached_objects: it shows that the
+// cache holds only the member's range (a test can compare it with the
+// objects whose KeyHash is in the range).
+func (m *ringMetrics) cachedObjects(resource string, store cache.Store, log logr.Logger) {
+	g := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name:        "ctrlkit_shard_cached_objects",
+		Help:        "Objects in a sharded informer's cache, by resource: those of this member's target range.",
+		ConstLabels: prometheus.Labels{"ring": m.ring, "resource": resource},
+	}, func() float64 { return float64(len(store.ListKeys())) })
+	if err := m.reg.Register(g); err != nil {
+		// A second informer of one resource on one ring: the first one's
+		// gauge stays; the ring works without it.
+		log.Error(err, "Not registering the cached objects gauge", "resource", resource)
+	}
 }
 
 // handover counts one completed handover.
