@@ -185,3 +185,31 @@ func TestDiscardLoggerDiscards(t *testing.T) {
 		t.Errorf("logged %q, want only the probe", lines)
 	}
 }
+
+// At V(5) a reconcile's first and last lines are "Reconciling" and
+// "Reconciled" (as controller-runtime's), with its key and reconcileID:
+// they bound when the key was being reconciled.
+func TestReconcileStartAndEndAreLoggedAtV5(t *testing.T) {
+	var lines []string
+	logger := funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{Verbosity: 5})
+	c, err := controller.New("v5", controller.ReconcilerFunc[string](func(ctx context.Context, _ string) (controller.Result, error) {
+		logr.FromContextOrDiscard(ctx).Info("inside")
+		return controller.Result{}, nil
+	}), controller.Options[string]{Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Queue().ShutDown()
+	c.Queue().Add("ns/k")
+	c.ProcessNextReady(context.Background())
+	var msgs []string
+	for _, l := range lines {
+		msgs = append(msgs, regexp.MustCompile(`"msg"="([^"]*)"`).FindStringSubmatch(l)[1])
+		if !strings.Contains(l, `"key"="ns/k"`) || reconcileID(l) != reconcileID(lines[0]) {
+			t.Errorf("line %s lacks the key or the reconcile's ID", l)
+		}
+	}
+	if want := []string{"Reconciling", "inside", "Reconciled"}; !slices.Equal(msgs, want) {
+		t.Errorf("logged %q, want %q", msgs, want)
+	}
+}

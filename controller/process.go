@@ -90,6 +90,10 @@ func (c *Controller[K]) reconcileHandler(ctx context.Context, log logr.Logger, k
 		watched = nil
 	}
 	ctx, log, state := withReconcile(ctx, log, key, watched)
+	// controller-runtime logs the start too: with the end's line, it shows
+	// when each key was in a reconcile, e.g. that two replicas never
+	// reconcile one key at once.
+	log.V(5).Info("Reconciling")
 	result, err := c.reconcile(ctx, key)
 
 	switch {
