@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	cliflag "k8s.io/component-base/cli/flag"
 
+	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
 )
 
@@ -20,7 +23,9 @@ type options struct {
 	ConcurrentDeploymentSyncs int
 	// ShardRing, when set, names the ring of replicas this one joins to
 	// split the Deployments by namespace (package controller/sharding);
-	// its Leases live in the leader election namespace.
+	// its Leases live in the leader election namespace, with the leader
+	// election's timings, which also bound each reconcile
+	// (shardReconcileTimeout).
 	ShardRing string
 }
 
@@ -38,7 +43,7 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	fss.FlagSet("deployment controller").IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs,
 		"The number of deployment objects that are allowed to sync concurrently. Larger number = more responsive deployments, but more CPU (and network) load")
 	fss.FlagSet("sharding").StringVar(&o.ShardRing, "shard-ring", o.ShardRing,
-		"If set, run sharded: join the ring of replicas of this name (a Lease each, in --leader-elect-resource-namespace), which split Deployments by namespace; every replica runs the controller for its share, and caches only that.")
+		"If set, run sharded: join the ring of replicas of this name (a Lease each, in --leader-elect-resource-namespace), which split Deployments by namespace; every replica runs the controller for its share, and caches only that. Each reconcile then times out after 4/5 of --leader-elect-lease-duration minus --leader-elect-renew-deadline, so that it ends before another replica may take its namespace over.")
 	if err := managerflags.Parse("deployment-controller", &fss, args, output); err != nil {
 		return nil, err
 	}
@@ -51,4 +56,26 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 		return nil, fmt.Errorf("invalid flags: %w", err)
 	}
 	return o, nil
+}
+
+// controllerOptions are the Deployment controller's options that follow
+// from the flags: its workers and, when sharded, a reconcile timeout.
+func (o *options) controllerOptions() controller.Options[string] {
+	copts := controller.Options[string]{Workers: o.ConcurrentDeploymentSyncs}
+	if o.ShardRing != "" {
+		copts.ReconcileTimeout = shardReconcileTimeout(o.Manager.LeaderElection)
+	}
+	return copts
+}
+
+// shardReconcileTimeout bounds a sharded reconcile. A replica that loses
+// the API server stops starting reconciles RenewDeadline after its last
+// renewal, and the others take its namespaces over LeaseDuration after it:
+// a reconcile admitted just before the fence must have returned by then,
+// or it may overlap the new owner's reconcile of the same key. The
+// timeout is four fifths of LeaseDuration − RenewDeadline (4 s with the
+// defaults), leaving the rest for the reconcile to return once its
+// context has ended.
+func shardReconcileTimeout(le manager.LeaderElection) time.Duration {
+	return (le.LeaseDuration - le.RenewDeadline) * 4 / 5
 }

@@ -162,3 +162,31 @@ func TestRunHelpAndErrorsBeforeConnecting(t *testing.T) {
 		t.Errorf("run with a missing kubeconfig = %v, want an error naming it", err)
 	}
 }
+
+// Sharded, a reconcile must return before another replica may take its
+// key over: within LeaseDuration − RenewDeadline of the fence.
+func TestShardedReconcilesHaveATimeoutBelowTheHandoverMargin(t *testing.T) {
+	tests := []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, 0}, // not sharded: no deadline, as kube-controller-manager
+		{[]string{"--shard-ring=r"}, 4 * time.Second},
+		{[]string{"--shard-ring=r", "--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=2s", "--leader-elect-retry-period=500ms"}, 1600 * time.Millisecond},
+		{[]string{"--shard-ring=r", "--leader-elect=false", "--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=30s"}, 24 * time.Second},
+	}
+	for _, tt := range tests {
+		o, err := parseOptions(tt.args, io.Discard)
+		if err != nil {
+			t.Fatalf("parseOptions(%q): %v", tt.args, err)
+		}
+		copts := o.controllerOptions()
+		if copts.ReconcileTimeout != tt.want || copts.Workers != 5 {
+			t.Errorf("%q: ReconcileTimeout %s, Workers %d; want %s, 5", tt.args, copts.ReconcileTimeout, copts.Workers, tt.want)
+		}
+		le := o.Manager.LeaderElection
+		if o.ShardRing != "" && (copts.ReconcileTimeout <= 0 || copts.ReconcileTimeout >= le.LeaseDuration-le.RenewDeadline) {
+			t.Errorf("%q: ReconcileTimeout %s not in (0, LeaseDuration − RenewDeadline = %s)", tt.args, copts.ReconcileTimeout, le.LeaseDuration-le.RenewDeadline)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
-	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/deployment"
@@ -40,11 +39,8 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*
 	// managedFields are never read: dropping them roughly halves the caches.
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
 		informers.WithTransform(handler.StripManagedFields))
-	copts := controller.Options[string]{
-		Workers:  o.ConcurrentDeploymentSyncs,
-		Logger:   klog.FromContext(ctx),
-		Registry: mgr.Registry(),
-	}
+	copts := o.controllerOptions()
+	copts.Logger, copts.Registry = klog.FromContext(ctx), mgr.Registry()
 	if o.ShardRing != "" {
 		ring, err := newShardRing(ctx, o, client, factory, mgr)
 		if err != nil {
