@@ -135,8 +135,10 @@ func (s *shardedListWatch) restrict(opts *metav1.ListOptions, target Range) {
 // filtered passes unchanged; one it did not is logged once.
 func (s *shardedListWatch) filterList(list runtime.Object, target Range) error {
 	if s.scope == Namespaced {
-		if lm, err := meta.ListAccessor(list); err == nil {
-			if m, ok := lm.(*metav1.ListMeta); ok && m.ShardInfo == nil {
+		// A typed list is its own ListInterface (meta.ListAccessor returns
+		// it, not its ListMeta): ShardInfo is reached through GetListMeta.
+		if la, ok := list.(metav1.ListMetaAccessor); ok {
+			if m, ok := la.GetListMeta().(*metav1.ListMeta); ok && m.ShardInfo == nil {
 				s.warnOnce(fmt.Sprintf("%T", list))
 			}
 		}

@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -117,6 +121,56 @@ func TestListWatchSendsTheShardSelector(t *testing.T) {
 		}
 		if len(got) != 1 || got[0] != "" {
 			t.Errorf("cluster-scoped ShardSelector %q, want none", got)
+		}
+	})
+}
+
+// A typed list without ShardInfo (an API server without the feature gate)
+// is logged, once per informer: the filtering falls to the client.
+func TestListWatchWarnsOnceWhenTheServerIgnoresTheSelector(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var warnings int
+		logger := funcr.New(func(_, args string) {
+			if strings.Contains(args, "did not honour the shard selector") && strings.Contains(args, "*v1.ConfigMapList") {
+				warnings++
+			}
+		}, funcr.Options{})
+		client := fake.NewClientset()
+		a, err := sharding.New(sharding.Options{
+			Client: client, Namespace: "kube-system", Name: "test", ID: "a",
+			LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond,
+			Logger: logger,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Sync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		honoured := false
+		lw := &cache.ListWatch{ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			list := &corev1.ConfigMapList{}
+			if honoured {
+				list.ShardInfo = &metav1.ShardInfo{Selector: opts.ShardSelector}
+			}
+			return list, nil
+		}}
+		sharded := sharding.ListWatch(lw, a, sharding.Namespaced)
+		honoured = true
+		if _, err := sharded.ListWithContext(t.Context(), metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if warnings != 0 {
+			t.Fatalf("%d warnings for a list the server sharded, want none", warnings)
+		}
+		honoured = false
+		for range 2 {
+			if _, err := sharded.ListWithContext(t.Context(), metav1.ListOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if warnings != 1 {
+			t.Errorf("%d warnings for two lists the server did not shard, want 1", warnings)
 		}
 	})
 }
