@@ -148,14 +148,23 @@ func rolloutComplete(client kubernetes.Interface, ns, name string) func(context.
 		if err != nil {
 			return false, err
 		}
-		s := d.Status
-		want := *d.Spec.Replicas
-		if d.Generation > s.ObservedGeneration || s.UpdatedReplicas != want || s.Replicas != want || s.AvailableReplicas != want {
-			return false, fmt.Errorf("generation %d observed %d, replicas %d updated %d available %d, want %d",
-				d.Generation, s.ObservedGeneration, s.Replicas, s.UpdatedReplicas, s.AvailableReplicas, want)
+		if err := rolledOut(d); err != nil {
+			return false, err
 		}
 		return true, nil
 	}
+}
+
+// rolledOut is nil if d's status says that every replica runs the current
+// template and is available, and else says what is missing.
+func rolledOut(d *appsv1.Deployment) error {
+	s := d.Status
+	want := *d.Spec.Replicas
+	if d.Generation > s.ObservedGeneration || s.UpdatedReplicas != want || s.Replicas != want || s.AvailableReplicas != want {
+		return fmt.Errorf("generation %d observed %d, replicas %d updated %d available %d, want %d",
+			d.Generation, s.ObservedGeneration, s.Replicas, s.UpdatedReplicas, s.AvailableReplicas, want)
+	}
+	return nil
 }
 
 // ownedReplicaSets returns the ReplicaSets the Deployment controls, by the

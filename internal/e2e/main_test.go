@@ -20,6 +20,10 @@ import (
 var (
 	upstreamCP = sharedControlPlane{opts: envtest.Options{Mode: envtest.Full, Controllers: []string{"deployment", "replicaset", "garbagecollector"}}}
 	ourCP      = sharedControlPlane{opts: envtest.Options{Mode: envtest.Full, Controllers: []string{"replicaset", "garbagecollector"}}}
+	// ourShardedCP is ourCP with sharded list and watch (KEP-5866): the
+	// API server, not only the client, restricts a replica's informers.
+	ourShardedCP = sharedControlPlane{opts: envtest.Options{Mode: envtest.Full, Controllers: []string{"replicaset", "garbagecollector"},
+		FeatureGates: map[string]bool{"ShardedListAndWatch": true}}}
 	// shardedCP is an API server alone that serves sharded list and watch
 	// (KEP-5866).
 	shardedCP = sharedControlPlane{opts: envtest.Options{Mode: envtest.APIServerOnly, FeatureGates: map[string]bool{"ShardedListAndWatch": true}}}
@@ -27,7 +31,7 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, s := range []*sharedControlPlane{&upstreamCP, &ourCP, &shardedCP} {
+	for _, s := range []*sharedControlPlane{&upstreamCP, &ourCP, &ourShardedCP, &shardedCP} {
 		if err := s.stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "e2e:", err)
 			code = 1

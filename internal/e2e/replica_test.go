@@ -1,0 +1,213 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// buildCommand builds the main package pkg (an import path of this module)
+// into a temporary directory of t and returns the binary's path. It is
+// built without -race: the processes are the system under test, and their
+// speed matters more than another race check on code the unit tests cover.
+func buildCommand(t *testing.T, pkg string) string {
+	t.Helper()
+	gocmd, err := exec.LookPath("go") // go test puts its toolchain first on PATH
+	if err != nil {
+		t.Fatalf("the go command is needed to build %s: %v", pkg, err)
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	began := time.Now()
+	cmd := exec.CommandContext(t.Context(), gocmd, "build", "-o", out, pkg)
+	cmd.WaitDelay = 10 * time.Second
+	if output, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, output)
+	}
+	t.Logf("built %s in %s", pkg, time.Since(began).Round(100*time.Millisecond))
+	return out
+}
+
+// process is a child process of the test whose output goes to a file (a
+// pipe could block it, or its Wait, forever). Its Cleanup stops it, so
+// that none survives the test, and prints the tail of its output if the
+// test failed.
+type process struct {
+	name    string
+	logPath string
+	cmd     *exec.Cmd
+	done    chan struct{} // closed once it has exited
+	exited  time.Time     // when Wait returned; valid once done is closed
+	err     error         // Wait's error; valid once done is closed
+}
+
+// startProcess runs bin with args until the test ends.
+func startProcess(t *testing.T, name, bin string, args ...string) *process {
+	t.Helper()
+	p := &process{name: name, logPath: filepath.Join(t.TempDir(), name+".log"), done: make(chan struct{})}
+	out, err := os.Create(p.logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Stdout, p.cmd.Stderr = out, out
+	if err := p.cmd.Start(); err != nil {
+		out.Close()
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		p.exited = time.Now()
+		out.Close()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		if err := p.stop(15 * time.Second); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if t.Failed() {
+			t.Logf("%s (%s), last lines of its output:\n%s", name, strings.Join(args, " "), p.tail(60))
+		}
+	})
+	return p
+}
+
+// running reports whether the process has not exited yet.
+func (p *process) running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// kill sends SIGKILL and returns when the process has exited, and when it
+// was killed.
+func (p *process) kill(t *testing.T) time.Time {
+	t.Helper()
+	at := time.Now()
+	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Fatalf("kill %s: %v", p.name, err)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s has not exited 10s after SIGKILL", p.name)
+	}
+	return at
+}
+
+// stop asks the process to shut down with SIGTERM and waits at most grace
+// for it, then kills it. It returns an error if the process had to be
+// killed or exited with an error after SIGTERM; nil if it had exited
+// already (whatever its status: a kill's status is expected).
+func (p *process) stop(grace time.Duration) error {
+	if !p.running() {
+		return nil
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("SIGTERM: %w", err)
+	}
+	select {
+	case <-p.done:
+		if p.err != nil {
+			return fmt.Errorf("exit after SIGTERM: %w", p.err)
+		}
+		return nil
+	case <-time.After(grace):
+	}
+	_ = p.cmd.Process.Kill()
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("still running %s after SIGKILL", 10*time.Second)
+	}
+	return fmt.Errorf("did not exit within %s of SIGTERM: killed", grace)
+}
+
+// output is everything the process has written so far.
+func (p *process) output() []byte {
+	b, _ := os.ReadFile(p.logPath)
+	return b
+}
+
+// tail is the process's last n lines of output, without the informational
+// lines logged inside reconciles (they carry a reconcileID), which would
+// drown the rest: errors, warnings, and the ring's and the manager's lines
+// stay.
+func (p *process) tail(n int) string {
+	var kept []string
+	for line := range strings.Lines(string(p.output())) {
+		if !strings.HasPrefix(line, "I") || !strings.Contains(line, ` reconcileID="`) {
+			kept = append(kept, line)
+		}
+	}
+	kept = kept[max(0, len(kept)-n):]
+	return strings.Join(kept, "")
+}
+
+// findInOutput waits for pattern's first submatch in the process's output,
+// failing the test if the process exits first.
+func (p *process) findInOutput(t *testing.T, timeout time.Duration, what string, pattern *regexp.Regexp) string {
+	t.Helper()
+	var found string
+	eventually(t, timeout, p.name+" to log "+what, func(context.Context) (bool, error) {
+		if m := pattern.FindSubmatch(p.output()); m != nil {
+			found = string(m[1])
+			return true, nil
+		}
+		if !p.running() {
+			t.Fatalf("%s exited (%v) before logging %s; its output:\n%s", p.name, p.err, what, p.tail(60))
+		}
+		return false, nil
+	})
+	return found
+}
+
+// scrape reads the Prometheus text exposition at url.
+func scrape(ctx context.Context, url string) (map[string]*dto.MetricFamily, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	return parser.TextToMetricFamilies(bytes.NewReader(body))
+}
+
+// labelsOf are m's labels as a map.
+func labelsOf(m *dto.Metric) map[string]string {
+	out := map[string]string{}
+	for _, l := range m.GetLabel() {
+		out[l.GetName()] = l.GetValue()
+	}
+	return out
+}

@@ -1,0 +1,580 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/ctrlkit/ctrlkit/controller/envtest"
+	"github.com/ctrlkit/ctrlkit/controller/sharding"
+)
+
+// The ring's timings in this test: short, so that a crashed replica's
+// namespaces move within seconds. The example derives the reconcile
+// timeout from them (4/5 of LeaseDuration − RenewDeadline: 1.6 s).
+const (
+	shardLeaseDuration = 4 * time.Second
+	shardRenewDeadline = 2 * time.Second
+	shardRetryPeriod   = 500 * time.Millisecond
+	// shardPickupBound bounds the time from a replica's SIGKILL to the
+	// survivors' Leases showing that they serve the whole hash space. The
+	// survivors see the victim's last renewal (before the kill) within a
+	// round (RetryPeriod), judge its Lease expired LeaseDuration later, at
+	// their next round; then a round to publish their acknowledgements,
+	// one to extend, one to write the annotation (package sharding's
+	// protocol): LeaseDuration + 5 rounds, which is LeaseDuration +
+	// RenewDeadline + RetryPeriod here. One round more covers the API
+	// server's latency and a survivor's drain of the part it hands on.
+	shardPickupBound = shardLeaseDuration + shardRenewDeadline + 2*shardRetryPeriod
+
+	shardRing        = "deployments"
+	shardNamespaces  = 30
+	shardPerNS       = 2 // Deployments per namespace
+	shardRunLabel    = "e2e-shard-run"
+	deploymentBinary = "github.com/ctrlkit/ctrlkit/examples/deployment-controller"
+)
+
+// TestShardedReplicas is issue 15's end-to-end test of sharding across
+// processes: replicas of examples/deployment-controller --shard-ring, each
+// its own process, roll out 60 Deployments in 30 namespaces. Three
+// replicas split the ring, and each caches only its namespaces' objects;
+// one is killed with SIGKILL mid-rollout, and the survivors take its
+// namespaces over within shardPickupBound; a fourth joins during a second
+// rollout, and the ranges rebalance. Every rollout completes with one
+// ReplicaSet per template, and no key is ever reconciled by two replicas
+// at once (from the replicas' logs). It runs with sharded list and watch
+// on in the API server and, in parallel, off (the replicas filter on the
+// client side).
+func TestShardedReplicas(t *testing.T) {
+	bin := buildCommand(t, deploymentBinary)
+	for _, tc := range []struct {
+		name         string
+		cp           *sharedControlPlane
+		serverShards bool
+	}{
+		{"APIServerShards", &ourShardedCP, true},
+		{"ClientSideFilter", &ourCP, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			began := time.Now()
+			testShardedReplicas(t, tc.cp.get(t), bin, tc.serverShards)
+			t.Logf("%s took %s", tc.name, time.Since(began).Round(100*time.Millisecond))
+		})
+	}
+}
+
+func testShardedReplicas(t *testing.T, cp *envtest.Environment, bin string, serverShards bool) {
+	s := &shardedRun{t: t, client: cp.Client(), kubeconfig: cp.KubeconfigPath(), bin: bin, run: rand.String(6)}
+	s.leases = newNamespace(t, s.client)
+	for range shardNamespaces {
+		s.namespaces = append(s.namespaces, newNamespace(t, s.client))
+	}
+
+	// Three replicas split the ring.
+	replicas := []*shardReplica{s.start("replica-1"), s.start("replica-2"), s.start("replica-3")}
+	s.waitServing(replicas, time.Time{}, time.Minute, "three replicas to split the ring")
+	s.requireSpread(3)
+	s.createDeployments("app:v1")
+	s.waitRollouts("app:v1")
+	s.checkReplicaSets()
+	s.waitCaches(replicas)
+
+	// Roll to a new image; kill the first member (in ID order) mid-way: the
+	// second then hands part of its range to the third, as well as taking
+	// the victim's, so that the handover protocol runs too.
+	s.setImage("app:v2")
+	slices.SortFunc(replicas, func(a, b *shardReplica) int { return strings.Compare(a.id, b.id) })
+	victim, survivors := replicas[0], replicas[1:]
+	s.waitRolloutStarted(victim, "app:v2")
+	killed := victim.kill(t)
+	pickedUp := s.waitServing(survivors, killed, time.Minute, "the survivors to serve the victim's range")
+	pickup := pickedUp.Sub(killed)
+	t.Logf("the survivors served the whole hash space %s after the SIGKILL (bound %s)", pickup.Round(time.Millisecond), shardPickupBound)
+	if pickup > shardPickupBound {
+		t.Errorf("the survivors took %s to take over a killed replica's range, want at most LeaseDuration + RenewDeadline + 2 RetryPeriods = %s", pickup, shardPickupBound)
+	}
+	s.waitRollouts("app:v2")
+	s.checkReplicaSets()
+	s.waitCaches(survivors)
+
+	// A fourth replica joins during a second roll.
+	s.setImage("app:v3")
+	fourth := s.start("replica-4")
+	joined := time.Now()
+	rebalanced := s.waitServing(append(slices.Clone(survivors), fourth), joined, time.Minute, "the ring to rebalance over the fourth replica")
+	t.Logf("the ring rebalanced %s after the fourth replica started", rebalanced.Sub(joined).Round(time.Millisecond))
+	s.waitRollouts("app:v3")
+	s.checkReplicaSets()
+	final := append(slices.Clone(survivors), fourth)
+	s.waitCaches(final)
+
+	// Graceful shutdown: each leaves the ring, releasing its Lease.
+	for _, r := range final {
+		if err := r.stop(15 * time.Second); err != nil {
+			t.Errorf("%s: %v", r.name, err)
+		}
+	}
+	s.checkReleased(final)
+
+	s.checkNoOverlap(append([]*shardReplica{victim}, final...))
+	s.checkFiltering(append([]*shardReplica{victim}, final...), serverShards)
+}
+
+// shardedRun is one run of the scenario on one control plane.
+type shardedRun struct {
+	t          *testing.T
+	client     kubernetes.Interface
+	kubeconfig string
+	bin        string
+	run        string   // labels this run's objects
+	leases     string   // the ring's namespace
+	namespaces []string // the Deployments' namespaces
+	images     []string // every image rolled out so far, in order
+}
+
+// shardReplica is one replica's process, with its ring member ID and the
+// URL of its /metrics, both read from its log.
+type shardReplica struct {
+	*process
+	id      string
+	metrics string
+}
+
+var (
+	metricsServing = regexp.MustCompile(`"Serving".* server="[^"]*metrics server" addr="([^"]+)"`)
+	ringMember     = regexp.MustCompile(`"Ring changed".* member="([^"]+)"`)
+)
+
+// start runs a replica until the test ends, and waits for it to join.
+func (s *shardedRun) start(name string) *shardReplica {
+	s.t.Helper()
+	p := startProcess(s.t, name, s.bin,
+		"--kubeconfig="+s.kubeconfig,
+		"--shard-ring="+shardRing,
+		// The manager's own leader election is not needed: the sharded
+		// controller runs on every replica. Its namespace and timings are
+		// the ring's.
+		"--leader-elect=false",
+		"--leader-elect-resource-namespace="+s.leases,
+		"--leader-elect-lease-duration="+shardLeaseDuration.String(),
+		"--leader-elect-renew-deadline="+shardRenewDeadline.String(),
+		"--leader-elect-retry-period="+shardRetryPeriod.String(),
+		"--metrics-bind-address=127.0.0.1:0",
+		"--health-probe-bind-address=0",
+		// 20 Deployments a replica roll at once: the default 20 QPS would
+		// make reconciles queue for tokens past their timeout.
+		"--kube-api-qps=200", "--kube-api-burst=400",
+		"--v=5", // "Reconciling" and "Reconciled", for the recorder
+	)
+	r := &shardReplica{process: p}
+	r.metrics = "http://" + p.findInOutput(s.t, 30*time.Second, "its metrics address", metricsServing) + "/metrics"
+	r.id = p.findInOutput(s.t, 30*time.Second, "its ring member ID", ringMember)
+	return r
+}
+
+// waitServing waits until the Leases of members say that they serve the
+// ring's split among them (member i of n, in ID order, serves Assign(n)[i]),
+// each written after since, and returns when that was first seen.
+func (s *shardedRun) waitServing(members []*shardReplica, since time.Time, timeout time.Duration, what string) time.Time {
+	s.t.Helper()
+	ids := make([]string, len(members))
+	for i, m := range members {
+		ids[i] = m.id
+	}
+	slices.Sort(ids)
+	ranges := sharding.Assign(len(ids))
+	var at time.Time
+	eventually(s.t, timeout, what, func(ctx context.Context) (bool, error) {
+		leases, err := s.client.CoordinationV1().Leases(s.leases).List(ctx, metav1.ListOptions{LabelSelector: sharding.RingLabel + "=" + shardRing})
+		if err != nil {
+			return false, err
+		}
+		now := time.Now()
+		serving := map[string]string{}
+		for _, l := range leases.Items {
+			if l.Spec.HolderIdentity != nil && l.Spec.RenewTime != nil && l.Spec.RenewTime.After(since) {
+				serving[*l.Spec.HolderIdentity] = l.Annotations[sharding.ServingAnnotation]
+			}
+		}
+		for i, id := range ids {
+			if serving[id] != ranges[i].String() {
+				return false, fmt.Errorf("member %s serves %q, want %s (all: %v)", id, serving[id], ranges[i], serving)
+			}
+		}
+		at = now
+		return true, nil
+	})
+	return at
+}
+
+// requireSpread fails the test unless each of n ranges holds some of the
+// run's namespaces: otherwise a replica would have nothing to do, and its
+// checks would prove little. Generated names spread well (the random
+// suffix is five characters, not one).
+func (s *shardedRun) requireSpread(n int) {
+	s.t.Helper()
+	counts := make([]int, n)
+	for _, ns := range s.namespaces {
+		for i, r := range sharding.Assign(n) {
+			if r.Contains(sharding.KeyHash(ns, "")) {
+				counts[i]++
+			}
+		}
+	}
+	s.t.Logf("the run's %d namespaces over %d ranges: %v", len(s.namespaces), n, counts)
+	if slices.Contains(counts, 0) {
+		s.t.Fatalf("a range holds none of the namespaces %v (%v by range): the hash spread them too unevenly for this test", s.namespaces, counts)
+	}
+}
+
+func (s *shardedRun) createDeployments(image string) {
+	s.t.Helper()
+	s.images = append(s.images, image)
+	for _, ns := range s.namespaces {
+		for i := range shardPerNS {
+			d := deploymentSpec{name: fmt.Sprintf("web-%d", i), replicas: 2, image: image,
+				maxSurge: intstr.FromInt32(1), maxUnavailable: intstr.FromInt32(0)}.build()
+			d.Labels = map[string]string{shardRunLabel: s.run}
+			d.Spec.Template.Labels[shardRunLabel] = s.run // so its ReplicaSets and Pods carry it
+			if _, err := s.client.AppsV1().Deployments(ns).Create(s.t.Context(), d, metav1.CreateOptions{}); err != nil {
+				s.t.Fatalf("create deployment %s/%s: %v", ns, d.Name, err)
+			}
+		}
+	}
+}
+
+// setImage starts a rollout of every Deployment to image.
+func (s *shardedRun) setImage(image string) {
+	s.t.Helper()
+	s.images = append(s.images, image)
+	for _, ns := range s.namespaces {
+		for i := range shardPerNS {
+			updateDeployment(s.t, s.client, ns, fmt.Sprintf("web-%d", i), func(d *appsv1.Deployment) {
+				d.Spec.Template.Spec.Containers[0].Image = image
+			})
+		}
+	}
+}
+
+// deployments lists the run's Deployments.
+func (s *shardedRun) deployments(ctx context.Context) ([]appsv1.Deployment, error) {
+	list, err := s.client.AppsV1().Deployments(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: shardRunLabel + "=" + s.run})
+	if err != nil {
+		return nil, err
+	}
+	if want := shardNamespaces * shardPerNS; len(list.Items) != want {
+		return nil, fmt.Errorf("%d Deployments, want %d", len(list.Items), want)
+	}
+	return list.Items, nil
+}
+
+// waitRollouts waits until every Deployment runs image, available.
+func (s *shardedRun) waitRollouts(image string) {
+	s.t.Helper()
+	began := time.Now()
+	eventually(s.t, 2*time.Minute, "every rollout to "+image, func(ctx context.Context) (bool, error) {
+		ds, err := s.deployments(ctx)
+		if err != nil {
+			return false, err
+		}
+		var pending []string
+		var last error
+		for i := range ds {
+			d := &ds[i]
+			if err := rolledOut(d); err != nil || d.Spec.Template.Spec.Containers[0].Image != image {
+				pending = append(pending, d.Namespace+"/"+d.Name)
+				last = fmt.Errorf("%s/%s: %v", d.Namespace, d.Name, err)
+			}
+		}
+		if len(pending) > 0 {
+			return false, fmt.Errorf("%d of %d not rolled out, e.g. %v", len(pending), len(ds), last)
+		}
+		return true, nil
+	})
+	s.t.Logf("every Deployment rolled out to %s in %s", image, time.Since(began).Round(100*time.Millisecond))
+}
+
+// waitRolloutStarted waits until the rollout to image has begun in one of
+// r's namespaces (a ReplicaSet of image exists there): r is then busy
+// with it.
+func (s *shardedRun) waitRolloutStarted(r *shardReplica, image string) {
+	s.t.Helper()
+	eventually(s.t, time.Minute, r.name+" to start rolling out "+image, func(ctx context.Context) (bool, error) {
+		lease, err := s.client.CoordinationV1().Leases(s.leases).Get(ctx, shardRing+"-"+r.id, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		serving, err := parseServing(lease.Annotations[sharding.ServingAnnotation])
+		if err != nil {
+			return false, err
+		}
+		list, err := s.client.AppsV1().ReplicaSets(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: shardRunLabel + "=" + s.run})
+		if err != nil {
+			return false, err
+		}
+		for _, rs := range list.Items {
+			if rs.Spec.Template.Spec.Containers[0].Image == image && serving.Contains(sharding.KeyHash(rs.Namespace, "")) {
+				return true, nil
+			}
+		}
+		return false, fmt.Errorf("no ReplicaSet of %s yet in %s's range %s", image, r.name, serving)
+	})
+}
+
+// parseServing reads ServingAnnotation ("[0x..., 0x...)", or "[)").
+func parseServing(v string) (sharding.Range, error) {
+	start, end, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(v, "["), ")"), ", ")
+	if !ok {
+		return sharding.EmptyRange, fmt.Errorf("serving annotation %q", v)
+	}
+	return parseRange(start, end)
+}
+
+// checkReplicaSets checks that each Deployment has exactly one ReplicaSet
+// per image rolled out so far: a second owner reconciling a Deployment
+// at the same time would create a duplicate (under another hash, after a
+// collision).
+func (s *shardedRun) checkReplicaSets() {
+	s.t.Helper()
+	ctx := s.t.Context()
+	ds, err := s.deployments(ctx)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	list, err := s.client.AppsV1().ReplicaSets(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: shardRunLabel + "=" + s.run})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	images := map[string][]string{} // by owner UID
+	for _, rs := range list.Items {
+		ref := metav1.GetControllerOf(&rs)
+		if ref == nil {
+			s.t.Errorf("ReplicaSet %s/%s has no controller", rs.Namespace, rs.Name)
+			continue
+		}
+		images[string(ref.UID)] = append(images[string(ref.UID)], rs.Spec.Template.Spec.Containers[0].Image)
+	}
+	want := slices.Sorted(slices.Values(s.images))
+	for _, d := range ds {
+		got := images[string(d.UID)]
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			s.t.Errorf("Deployment %s/%s has ReplicaSets of %v, want one each of %v", d.Namespace, d.Name, got, want)
+		}
+	}
+}
+
+// cacheReport is what one replica's /metrics says of its ring member.
+type cacheReport struct {
+	target   sharding.Range
+	serving  float64            // share of the hash space served
+	assigned float64            // share of the hash space in target
+	cached   map[string]float64 // by resource
+}
+
+func (s *shardedRun) report(ctx context.Context, r *shardReplica) (cacheReport, error) {
+	families, err := scrape(ctx, r.metrics)
+	if err != nil {
+		return cacheReport{}, err
+	}
+	rep := cacheReport{target: sharding.EmptyRange, cached: map[string]float64{}}
+	if f := families["ctrlkit_shard_range_info"]; f != nil && len(f.GetMetric()) == 1 {
+		l := labelsOf(f.GetMetric()[0])
+		if rep.target, err = parseRange(l["start"], l["end"]); err != nil {
+			return cacheReport{}, err
+		}
+	}
+	if f := families["ctrlkit_shard_serving_fraction"]; f != nil && len(f.GetMetric()) == 1 {
+		rep.serving = f.GetMetric()[0].GetGauge().GetValue()
+	}
+	if f := families["ctrlkit_shard_range_fraction"]; f != nil && len(f.GetMetric()) == 1 {
+		rep.assigned = f.GetMetric()[0].GetGauge().GetValue()
+	}
+	for _, m := range families["ctrlkit_shard_cached_objects"].GetMetric() {
+		l := labelsOf(m)
+		if l["ring"] != shardRing {
+			return cacheReport{}, fmt.Errorf("ctrlkit_shard_cached_objects of ring %q", l["ring"])
+		}
+		rep.cached[l["resource"]] = m.GetGauge().GetValue()
+	}
+	return rep, nil
+}
+
+// parseRange reads ctrlkit_shard_range_info's start and end labels.
+func parseRange(start, end string) (sharding.Range, error) {
+	first, err := strconv.ParseUint(strings.TrimPrefix(start, "0x"), 16, 64)
+	if err != nil {
+		return sharding.EmptyRange, fmt.Errorf("range start %q: %w", start, err)
+	}
+	if end == "0x10000000000000000" {
+		return sharding.Range{Start: first, Last: math.MaxUint64}, nil
+	}
+	after, err := strconv.ParseUint(strings.TrimPrefix(end, "0x"), 16, 64)
+	if err != nil || after == 0 {
+		return sharding.EmptyRange, fmt.Errorf("range end %q: %v", end, err)
+	}
+	return sharding.Range{Start: first, Last: after - 1}, nil
+}
+
+// waitCaches waits until each replica's caches hold exactly the objects
+// of the cluster (this run's and any other's) whose namespace hashes into
+// its range: its store sizes, from ctrlkit_shard_cached_objects, against
+// the API server's lists.
+func (s *shardedRun) waitCaches(replicas []*shardReplica) {
+	s.t.Helper()
+	ranges := sharding.Assign(len(replicas))
+	var reports []string
+	eventually(s.t, time.Minute, "each replica to cache exactly its range", func(ctx context.Context) (bool, error) {
+		namespaces := map[string][]string{} // resource -> namespace of each object
+		deps, err := s.client.AppsV1().Deployments(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, o := range deps.Items {
+			namespaces["deployments.apps"] = append(namespaces["deployments.apps"], o.Namespace)
+		}
+		rss, err := s.client.AppsV1().ReplicaSets(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, o := range rss.Items {
+			namespaces["replicasets.apps"] = append(namespaces["replicasets.apps"], o.Namespace)
+		}
+		pods, err := s.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, o := range pods.Items {
+			namespaces["pods"] = append(namespaces["pods"], o.Namespace)
+		}
+		reports = reports[:0]
+		var targets []sharding.Range
+		for _, r := range replicas {
+			rep, err := s.report(ctx, r)
+			if err != nil {
+				return false, fmt.Errorf("%s: %w", r.name, err)
+			}
+			if rep.serving != rep.assigned || rep.assigned == 0 {
+				return false, fmt.Errorf("%s serves %.3f of the hash space, assigned %.3f", r.name, rep.serving, rep.assigned)
+			}
+			targets = append(targets, rep.target)
+			for _, resource := range []string{"deployments.apps", "replicasets.apps", "pods"} {
+				want := 0
+				for _, ns := range namespaces[resource] {
+					if rep.target.Contains(sharding.KeyHash(ns, "")) {
+						want++
+					}
+				}
+				got, ok := rep.cached[resource]
+				if !ok || got != float64(want) {
+					return false, fmt.Errorf("%s (range %s) caches %v %s, want %d of the cluster's %d", r.name, rep.target, got, resource, want, len(namespaces[resource]))
+				}
+				reports = append(reports, fmt.Sprintf("%s %s: %d of %d", r.name, resource, want, len(namespaces[resource])))
+			}
+		}
+		slices.SortFunc(targets, func(a, b sharding.Range) int { return cmp.Compare(a.Start, b.Start) })
+		if !slices.Equal(targets, ranges) {
+			return false, fmt.Errorf("the replicas' targets %v do not split the ring as %v", targets, ranges)
+		}
+		return true, nil
+	})
+	s.t.Logf("caches: %s", strings.Join(reports, "; "))
+}
+
+// checkReleased checks that the replicas that shut down gracefully gave
+// their Leases up (an empty holder), so that the others need not wait for
+// them to expire.
+func (s *shardedRun) checkReleased(replicas []*shardReplica) {
+	s.t.Helper()
+	for _, r := range replicas {
+		l, err := s.client.CoordinationV1().Leases(s.leases).Get(s.t.Context(), shardRing+"-"+r.id, metav1.GetOptions{})
+		if err != nil {
+			s.t.Errorf("%s's Lease: %v", r.name, err)
+			continue
+		}
+		if l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != "" {
+			s.t.Errorf("%s's Lease is still held by %q after its shutdown", r.name, *l.Spec.HolderIdentity)
+		}
+	}
+}
+
+// checkNoOverlap reads every replica's reconciles from its log and checks
+// that no key was ever reconciled on two replicas at once. It fails if
+// the logs hold no reconcile, if a replica reconciled nothing, or if no
+// key moved between replicas: then the check would prove nothing.
+func (s *shardedRun) checkNoOverlap(replicas []*shardReplica) {
+	s.t.Helper()
+	var all []reconcileInterval
+	byReplica := map[string]int{}
+	for _, r := range replicas {
+		if r.running() {
+			s.t.Fatalf("%s still runs: its log is not complete", r.name)
+		}
+		rs, err := parseReconciles(r.name, r.output(), r.exited)
+		if err != nil {
+			s.t.Fatalf("reading the reconciles of %s: %v", r.name, err)
+		}
+		byReplica[r.name] = len(rs)
+		all = append(all, rs...)
+	}
+	s.t.Logf("reconciles in the replicas' logs: %v", byReplica)
+	for name, n := range byReplica {
+		if n == 0 {
+			s.t.Fatalf("no reconcile in %s's log (want \"Reconciling\" and \"Reconciled\" lines at -v=5): the overlap check would pass vacuously", name)
+		}
+	}
+	replicasOf := map[string]map[string]bool{}
+	for _, r := range all {
+		if replicasOf[r.key] == nil {
+			replicasOf[r.key] = map[string]bool{}
+		}
+		replicasOf[r.key][r.replica] = true
+	}
+	moved := 0
+	for _, rs := range replicasOf {
+		if len(rs) > 1 {
+			moved++
+		}
+	}
+	s.t.Logf("%d reconciles of %d keys; %d keys reconciled on more than one replica", len(all), len(replicasOf), moved)
+	if moved == 0 {
+		s.t.Fatal("no key was reconciled on two replicas: no handover to check")
+	}
+	found := overlaps(all)
+	for i, o := range found {
+		if i == 10 {
+			s.t.Errorf("... and %d more", len(found)-10)
+			break
+		}
+		s.t.Errorf("two replicas reconciled one key at once:\n  %s\n  %s", o[0], o[1])
+	}
+}
+
+// checkFiltering checks who filtered the replicas' lists: with the feature
+// gate the API server did (no replica warns that it did not); without it
+// every replica says it filters on the client side.
+func (s *shardedRun) checkFiltering(replicas []*shardReplica, serverShards bool) {
+	s.t.Helper()
+	for _, r := range replicas {
+		warned := strings.Contains(string(r.output()), "The API server did not honour the shard selector")
+		if warned == serverShards {
+			s.t.Errorf("%s: warned that the API server ignored its shard selector: %v; want %v (feature gate on: %v)", r.name, warned, !serverShards, serverShards)
+		}
+	}
+}
