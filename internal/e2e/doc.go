@@ -13,5 +13,8 @@
 // envtest.StuckLabel never becomes Ready) and then ctrlkit's Deployment
 // controller, run in the test process against a control plane whose
 // kube-controller-manager has no Deployment controller. Scenarios that
-// compare with upstream run against both controllers.
+// compare with upstream run against both controllers. TestShardedReplicas
+// builds examples/deployment-controller and runs replicas of it as
+// separate processes, sharded (--shard-ring), which it kills, adds and
+// reads the logs and /metrics of.
 package e2e

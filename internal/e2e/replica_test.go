@@ -181,13 +181,17 @@ func (p *process) findInOutput(t *testing.T, timeout time.Duration, what string,
 	return found
 }
 
+// scrapeClient keeps no idle connection, whose goroutines would outlive
+// the test (and the package's leak check) until the server went away.
+var scrapeClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+
 // scrape reads the Prometheus text exposition at url.
 func scrape(ctx context.Context, url string) (map[string]*dto.MetricFamily, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := scrapeClient.Do(req)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
@@ -85,6 +86,7 @@ func testShardedReplicas(t *testing.T, cp *envtest.Environment, bin string, serv
 	for range shardNamespaces {
 		s.namespaces = append(s.namespaces, newNamespace(t, s.client))
 	}
+	t.Cleanup(s.deleteDeployments)
 
 	// Three replicas split the ring.
 	replicas := []*shardReplica{s.start("replica-1"), s.start("replica-2"), s.start("replica-3")}
@@ -123,6 +125,8 @@ func testShardedReplicas(t *testing.T, cp *envtest.Environment, bin string, serv
 	s.checkReplicaSets()
 	final := append(slices.Clone(survivors), fourth)
 	s.waitCaches(final)
+
+	s.logTimeouts(final)
 
 	// Graceful shutdown: each leaves the ring, releasing its Lease.
 	for _, r := range final {
@@ -575,6 +579,43 @@ func (s *shardedRun) checkFiltering(replicas []*shardReplica, serverShards bool)
 		warned := strings.Contains(string(r.output()), "The API server did not honour the shard selector")
 		if warned == serverShards {
 			s.t.Errorf("%s: warned that the API server ignored its shard selector: %v; want %v (feature gate on: %v)", r.name, warned, !serverShards, serverShards)
+		}
+	}
+}
+
+// logTimeouts logs how many reconciles hit the sharded reconcile timeout
+// on each replica (controller_runtime_reconcile_timeouts_total).
+func (s *shardedRun) logTimeouts(replicas []*shardReplica) {
+	s.t.Helper()
+	var parts []string
+	for _, r := range replicas {
+		families, err := scrape(s.t.Context(), r.metrics)
+		if err != nil {
+			s.t.Errorf("%s: %v", r.name, err)
+			continue
+		}
+		var n float64
+		for _, m := range families["controller_runtime_reconcile_timeouts_total"].GetMetric() {
+			n += m.GetCounter().GetValue()
+		}
+		parts = append(parts, fmt.Sprintf("%s: %v", r.name, n))
+	}
+	s.t.Logf("reconciles that hit the reconcile timeout: %s", strings.Join(parts, ", "))
+}
+
+// deleteDeployments deletes the run's Deployments, and through the
+// garbage collector their ReplicaSets and Pods: the control plane runs no
+// namespace controller, so deleting the namespaces leaves them behind, in
+// the way of the tests that share it.
+func (s *shardedRun) deleteDeployments() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, ns := range s.namespaces {
+		err := s.client.AppsV1().Deployments(ns).DeleteCollection(ctx,
+			metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)},
+			metav1.ListOptions{LabelSelector: shardRunLabel + "=" + s.run})
+		if err != nil {
+			s.t.Errorf("delete the Deployments of %s: %v", ns, err)
 		}
 	}
 }
