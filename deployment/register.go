@@ -127,7 +127,7 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 		informer cache.SharedIndexInformer
 		handler  handler.Handler[string]
 	}{
-		{dShared, handler.ForObject(handler.ObjectKey)},
+		{dShared, handler.ForObject(handler.ObjectKey).WithPriority(deploymentPriority)},
 		{rsShared, rules.replicaSetHandler()},
 		{podInformer.Informer(), rules.podHandler()},
 	} {
@@ -153,7 +153,7 @@ type eventRules struct {
 // adopt an orphan. Resyncs change nothing a Deployment depends on, so they
 // are dropped before the rules run.
 func (e *eventRules) replicaSetHandler() handler.Handler[string] {
-	return handler.MapEvent(e.replicaSetKeys).WithPredicates(handler.ResourceVersionChanged())
+	return handler.MapEvent(e.replicaSetKeys).WithPredicates(handler.ResourceVersionChanged()).WithPriority(replicaSetPriority)
 }
 
 // podHandler wakes a Recreate Deployment when one of its pods is deleted:

@@ -280,7 +280,7 @@ func TestReplicaSetRulePriorities(t *testing.T) {
 	owned := newReplicaSet(recreate, "abc", 1, 0)
 	changed := owned.DeepCopy()
 	changed.ResourceVersion = "2"
-	changed.Status.Replicas = 1
+	changed.Status.Replicas, changed.Status.AvailableReplicas = 1, 1
 
 	rules, q := newRules(t, recreate, owned)
 	rules.replicaSets.OnAdd(owned, true)

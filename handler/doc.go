@@ -32,7 +32,8 @@
 // Keys from the informer's initial list and from periodic resyncs (updates
 // whose resourceVersion did not change) are added at
 // workqueue.PriorityLow, so a controller starting up or resyncing serves real
-// changes first. Every other event adds at workqueue.PriorityNormal.
+// changes first. Every other event adds at workqueue.PriorityNormal, or at
+// the priority [Handler.WithPriority] gives it.
 //
 // # Predicates
 //

@@ -23,6 +23,18 @@ type Handler[K comparable] struct {
 	// handler adds each once. Nil maps every event to none.
 	keys      func(e Event) []K
 	predicate Predicate
+	// priority gives a live event's priority; nil means PriorityNormal.
+	priority func(e Event) int
+}
+
+// WithPriority returns a copy of h that adds the keys of a live event at
+// the priority priority returns for it, instead of workqueue.PriorityNormal.
+// Keys from the informer's initial list and from resyncs stay at
+// workqueue.PriorityLow. A key already queued is raised, never lowered, so
+// an event of lower priority never delays one that is waiting.
+func (h Handler[K]) WithPriority(priority func(e Event) int) Handler[K] {
+	h.priority = priority
+	return h
 }
 
 // WithPredicates returns a copy of h that only enqueues events every
@@ -98,8 +110,11 @@ func (e *eventHandler[K]) handle(ev Event) {
 		return
 	}
 	opts := workqueue.AddOpts{Priority: workqueue.PriorityNormal}
-	if ev.InInitialList || ev.IsResync() {
+	switch {
+	case ev.InInitialList || ev.IsResync():
 		opts.Priority = workqueue.PriorityLow
+	case e.h.priority != nil:
+		opts.Priority = e.h.priority(ev)
 	}
 	e.q.AddWithOpts(opts, keys...)
 }

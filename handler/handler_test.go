@@ -46,6 +46,34 @@ func TestForObjectPriorities(t *testing.T) {
 	}
 }
 
+// WithPriority sets live events' priority; the initial list and resyncs
+// stay low.
+func TestWithPriority(t *testing.T) {
+	q := &recordingQueue[string]{}
+	high := workqueue.AddOpts{Priority: 10}
+	h := handler.ForObject(handler.ObjectKey).WithPriority(func(e handler.Event) int {
+		if e.Type == handler.Delete {
+			return high.Priority
+		}
+		return workqueue.PriorityLow
+	}).EventHandler(q)
+
+	h.OnAdd(pod("ns", "initial", "1"), true)
+	h.OnUpdate(pod("ns", "changed", "3"), pod("ns", "changed", "4"))
+	h.OnUpdate(pod("ns", "resync", "5"), pod("ns", "resync", "5"))
+	h.OnDelete(pod("ns", "gone", "6"))
+
+	want := []add[string]{
+		{low, []string{"ns/initial"}},
+		{low, []string{"ns/changed"}},
+		{low, []string{"ns/resync"}},
+		{high, []string{"ns/gone"}},
+	}
+	if diff := cmp.Diff(want, q.take(), cmp.AllowUnexported(add[string]{})); diff != "" {
+		t.Errorf("adds (-want +got):\n%s", diff)
+	}
+}
+
 func TestForObjectNamespacedName(t *testing.T) {
 	q := &recordingQueue[types.NamespacedName]{}
 	handler.ForObject(handler.ObjectNamespacedName).EventHandler(q).OnAdd(pod("ns", "p", "1"), false)
