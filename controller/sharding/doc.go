@@ -13,7 +13,13 @@
 // for a ShardSelector on object.metadata.namespace (KEP-5866, sharded list
 // and watch). So a Deployment, its ReplicaSets and its Pods always share a
 // shard, and one replica sees a whole family; a namespace is never split,
-// so a ring balances well only over many namespaces. The API server can
+// so a ring balances well only over many namespaces. Nor does FNV-1a mix
+// a name's last bytes into the high bits that pick the range: names that
+// differ only in a short suffix cluster (of "ns-0" to "ns-299", 290 hash
+// into the middle third of the space), so three replicas would split them
+// 10, 290 and 0. Names that differ earlier, or in a longer random suffix,
+// spread well. The API server's hash decides, so a ring cannot remix it.
+// The API server can
 // only select by namespace (or UID), so informers of cluster-scoped
 // resources are filtered on the client side only (see ListWatch).
 //
