@@ -33,12 +33,12 @@ func TestRenderShardsMeasuresEachReplicaAgainstTheSingleOne(t *testing.T) {
 	single := shardRun(100, [4]int{3000, 100, 2, 38})
 	ring := shardRun(95, [4]int{1000, 40, 1, 12}, [4]int{900, 38, 1, 11}, [4]int{1100, 44, 1, 13})
 	got := renderShards([]result{single, ring}, 30, 2)
-	want := `| run | replica | hash range | Deployments | ReplicaSets | Pods | cached objects | of 1 replica's | heap in use (MiB) | of 1 replica's | list (MiB) | watch (MiB) | list + watch, of 1 replica's |
+	want := `| run | replica | hash range | Deployments | ReplicaSets | Pods | cached objects | of 1 replica's | heap in use (MiB) | of 1 replica's | list (KiB) | watch (KiB) | list + watch, of 1 replica's |
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| ours, ring of 1 | replica-0 | 100.0% | 300 | 300 | 3000 | 3600 | 100.0% | 100.0 | 100.0% | 2.00 | 38.00 | 100.0% |
-| ours, ring of 3 | replica-0 | 33.3% | 100 | 100 | 1000 | 1200 | 33.3% | 40.0 | 40.0% | 1.00 | 12.00 | 32.5% |
-| ours, ring of 3 | replica-1 | 33.3% | 90 | 90 | 900 | 1080 | 30.0% | 38.0 | 38.0% | 1.00 | 11.00 | 30.0% |
-| ours, ring of 3 | replica-2 | 33.3% | 110 | 110 | 1100 | 1320 | 36.7% | 44.0 | 44.0% | 1.00 | 13.00 | 35.0% |
+| ours, ring of 1 | replica-0 | 100.0% | 300 | 300 | 3000 | 3600 | 100.0% | 100.0 | 100.0% | 2048 | 38912 | 100.0% |
+| ours, ring of 3 | replica-0 | 33.3% | 100 | 100 | 1000 | 1200 | 33.3% | 40.0 | 40.0% | 1024 | 12288 | 32.5% |
+| ours, ring of 3 | replica-1 | 33.3% | 90 | 90 | 900 | 1080 | 30.0% | 38.0 | 38.0% | 1024 | 11264 | 30.0% |
+| ours, ring of 3 | replica-2 | 33.3% | 110 | 110 | 1100 | 1320 | 36.7% | 44.0 | 44.0% | 1024 | 13312 | 35.0% |
 `
 	if !strings.HasPrefix(got, want) {
 		t.Errorf("renderShards starts\n%s\nwant\n%s", got, want)
