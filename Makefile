@@ -6,7 +6,7 @@ GO ?= go
 NESTED := internal/benchmarks internal/upstreamcheck internal/cpbuild internal/envtestuser
 E2E_TIMEOUT ?= 45m
 
-.PHONY: all demo test check vet unit upstream upstream-long e2e bench fuzz cluster scalebench
+.PHONY: all demo test check vet unit upstream upstream-long e2e bench fuzz cluster scalebench scalebench-shards
 
 all: test
 
@@ -74,3 +74,7 @@ cluster:
 ## scalebench: N Deployments x R replicas, ours and upstream's, on one local control plane.
 scalebench:
 	$(GO) run ./internal/cmd/scalebench -n 1000 -r 3 -pairs 3
+
+## scalebench-shards: 1000 x 3 over 300 namespaces, our controller as a ring of 1, then of 3 replica processes.
+scalebench-shards:
+	$(GO) run ./internal/cmd/scalebench -n 1000 -r 3 -namespaces 300 -shards 3

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,14 +51,61 @@ type result struct {
 	// events is the number of event writes: the sum of the counts of the
 	// Events the Deployment controller recorded.
 	events int
-	// clientWrites are the writes our controller's client sent; nil for
-	// upstream's.
+	// clientWrites are the writes our controller's client sent (all its
+	// replicas' together); nil for upstream's.
 	clientWrites writes
+	// replicaCount is the number of replica processes of a sharded run
+	// (0: the controller ran in this process or in kcm), and
+	// replicaReports what each reported at the end, in ID order.
+	replicaCount   int
+	replicaReports []replicaReport
+}
+
+// label names the run: the controller, and the ring's size if sharded.
+func (r result) label() string {
+	if r.controller == sharded {
+		return fmt.Sprintf("%s %d", r.controller, r.replicaCount)
+	}
+	return string(r.controller)
+}
+
+// namespaceOf is the namespace of the i-th Deployment: round-robin over
+// -namespaces of them, or namespace alone.
+//
+// The number comes first: a ring assigns contiguous ranges of the FNV-1a
+// hash of the namespace (sharding.KeyHash, the API server's), whose top
+// bits hardly depend on a name's last bytes, so that names differing only
+// at the end (scalebench-000, scalebench-001, ...) all land in one range.
+func (c config) namespaceOf(i int) string {
+	if c.namespaces <= 1 {
+		return namespace
+	}
+	return fmt.Sprintf("s%03d-%s", i%c.namespaces, namespace)
+}
+
+// namespaceNames are the benchmark's namespaces.
+func (c config) namespaceNames() []string {
+	names := make([]string, 0, max(1, c.namespaces))
+	for i := range max(1, c.namespaces) {
+		names = append(names, c.namespaceOf(i))
+	}
+	return names
+}
+
+// watchNamespace is the namespace to list and watch the benchmark's
+// objects in: all of them ("") when there are several.
+func (c config) watchNamespace() string {
+	if c.namespaces <= 1 {
+		return namespace
+	}
+	return metav1.NamespaceAll
 }
 
 // benchmark measures one controller on a control plane of its own.
-func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writer) (res result, err error) {
-	res = result{controller: kind, deployments: cfg.deployments, replicas: cfg.replicas}
+func benchmark(ctx context.Context, cfg config, spec runSpec, log io.Writer) (res result, err error) {
+	kind := spec.kind
+	res = result{controller: kind, deployments: cfg.deployments, replicas: cfg.replicas, replicaCount: spec.replicas}
+	name := res.label()
 	opts := envtest.Options{
 		Mode:        envtest.Full,
 		Nodes:       cfg.nodeCount(),
@@ -68,8 +116,12 @@ func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writ
 	if kind == upstream {
 		opts.Controllers = append(opts.Controllers, "deployment")
 	}
+	if kind == sharded {
+		// Both ring sizes: the API server selects each replica's shard.
+		opts.FeatureGates = map[string]bool{"ShardedListAndWatch": true}
+	}
 	if cfg.dir != "" {
-		opts.Dir = filepath.Join(cfg.dir, string(kind))
+		opts.Dir = filepath.Join(cfg.dir, strings.ReplaceAll(strings.ReplaceAll(name, ",", ""), " ", "-"))
 	}
 	cp, err := envtest.Start(ctx, opts)
 	if err != nil {
@@ -86,13 +138,15 @@ func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writ
 	if err != nil {
 		return res, err
 	}
-	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil {
-		return res, fmt.Errorf("create namespace: %w", err)
+	for _, ns := range cfg.namespaceNames() {
+		if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			return res, fmt.Errorf("create namespace: %w", err)
+		}
 	}
 
 	track := newTracker()
 	watchCtx, stopWatch := context.WithCancel(ctx)
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(namespace))
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(cfg.watchNamespace()))
 	defer func() {
 		stopWatch()
 		factory.Shutdown()
@@ -121,6 +175,18 @@ func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writ
 		}()
 	}
 
+	var replicas replicaGroup
+	if kind == sharded {
+		if replicas, err = startReplicas(cfg, cp.KubeconfigPath(), spec.replicas, cp.Dir()); err != nil {
+			return res, err
+		}
+		defer func() { err = errors.Join(err, replicas.stop(replicaStopTimeout)) }()
+		fmt.Fprintf(log, "scalebench %s: waiting for %d replicas (logs in %s) to sync and share the ring\n", name, spec.replicas, cp.Dir())
+		if err := replicas.waitReady(ctx, replicaReadyTimeout); err != nil {
+			return res, err
+		}
+	}
+
 	if kind == ours && cfg.cpuProfile != "" {
 		stopProfile, err := startCPUProfile(cfg.cpuProfile)
 		if err != nil {
@@ -134,18 +200,18 @@ func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writ
 		return res, err
 	}
 
-	fmt.Fprintf(log, "scalebench %s: creating %d Deployments of %d replicas\n", kind, cfg.deployments, cfg.replicas)
+	fmt.Fprintf(log, "scalebench %s: creating %d Deployments of %d replicas in %d namespaces\n", name, cfg.deployments, cfg.replicas, len(cfg.namespaceNames()))
 	track.startPhase(imageV1)
-	if res.create, err = runPhase(ctx, cfg, track, log, string(kind)+" create", func(ctx context.Context, i int) error {
-		return createDeployment(ctx, client, i, cfg.replicas)
+	if res.create, err = runPhase(ctx, cfg, track, log, name+" create", func(ctx context.Context, i int) error {
+		return createDeployment(ctx, client, cfg.namespaceOf(i), i, cfg.replicas)
 	}); err != nil {
 		return res, err
 	}
 	if res.create.available == res.create.total {
-		fmt.Fprintf(log, "scalebench %s: rolling every Deployment to a new image\n", kind)
+		fmt.Fprintf(log, "scalebench %s: rolling every Deployment to a new image\n", name)
 		track.startPhase(imageV2)
-		if res.rollout, err = runPhase(ctx, cfg, track, log, string(kind)+" rollout", func(ctx context.Context, i int) error {
-			return setImage(ctx, client, i, imageV2)
+		if res.rollout, err = runPhase(ctx, cfg, track, log, name+" rollout", func(ctx context.Context, i int) error {
+			return setImage(ctx, client, cfg.namespaceOf(i), i, imageV2)
 		}); err != nil {
 			return res, err
 		}
@@ -161,8 +227,21 @@ func benchmark(ctx context.Context, cfg config, kind controllerKind, log io.Writ
 	served := after.minus(before)
 	res.apiWrites = served.all.filter(byDeploymentController).minus(ownWrites)
 	res.apiFailed = served.failed.filter(byDeploymentController)
-	if res.events, err = countEvents(ctx, client); err != nil {
+	if res.events, err = countEvents(ctx, client, cfg.watchNamespace()); err != nil {
 		return res, err
+	}
+	if kind == sharded {
+		// Asked for while every replica still runs, so that none sees
+		// another leave the ring (and relist) before it reports.
+		if res.replicaReports, err = replicas.reports(ctx, replicaReportTimeout); err != nil {
+			return res, err
+		}
+		res.clientWrites = writes{}
+		for _, r := range res.replicaReports {
+			for k, n := range r.writes() {
+				res.clientWrites[k] += n
+			}
+		}
 	}
 	if kind == upstream {
 		// kcm's side of what our controller's summary shows: how often it
@@ -244,7 +323,7 @@ func deploymentName(i int) string { return fmt.Sprintf("bench-%05d", i) }
 
 // createDeployment creates the i-th Deployment on imageV1. A create that
 // already happened (its response lost, then retried) counts as done.
-func createDeployment(ctx context.Context, client kubernetes.Interface, i, replicas int) error {
+func createDeployment(ctx context.Context, client kubernetes.Interface, namespace string, i, replicas int) error {
 	name := deploymentName(i)
 	labels := map[string]string{"app": name}
 	d := &appsv1.Deployment{
@@ -277,7 +356,7 @@ func createDeployment(ctx context.Context, client kubernetes.Interface, i, repli
 
 // setImage points the i-th Deployment's container at image with a JSON
 // patch, which cannot conflict with the controller's status writes.
-func setImage(ctx context.Context, client kubernetes.Interface, i int, image string) error {
+func setImage(ctx context.Context, client kubernetes.Interface, namespace string, i int, image string) error {
 	name := deploymentName(i)
 	patch := fmt.Appendf(nil, `[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":%q}]`, image)
 	err := retry.OnError(retry.DefaultBackoff, retriable, func() error {
@@ -328,7 +407,7 @@ func settledWrites(ctx context.Context, client kubernetes.Interface, log io.Writ
 // countEvents returns how many event writes the Deployment controller made:
 // each Event it recorded, counted as often as it occurred (a repeat is a
 // PATCH of the same Event).
-func countEvents(ctx context.Context, client kubernetes.Interface) (int, error) {
+func countEvents(ctx context.Context, client kubernetes.Interface, namespace string) (int, error) {
 	n := 0
 	err := listAll(ctx, func(opts metav1.ListOptions) (string, error) {
 		list, err := client.CoreV1().Events(namespace).List(ctx, opts)

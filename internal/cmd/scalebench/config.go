@@ -14,7 +14,16 @@ type controllerKind string
 const (
 	ours     controllerKind = "ours"
 	upstream controllerKind = "upstream"
+	// sharded is our controller as replica processes in a shard ring
+	// (-shards).
+	sharded controllerKind = "ours, ring of"
 )
+
+// runSpec is one run: a controller and, for sharded, how many replicas.
+type runSpec struct {
+	kind     controllerKind
+	replicas int
+}
 
 // config is the parsed command line.
 type config struct {
@@ -31,6 +40,21 @@ type config struct {
 	dir           string
 	cpuProfile    string // file for a CPU profile of the process while ours runs
 	gogc          int    // this process's GC percent (debug.SetGCPercent), not kcm's
+	shards        int    // replicas of the sharded run; 0: no sharding runs
+	namespaces    int    // the Deployments are spread over this many
+}
+
+// runs are the benchmark's runs in order: with -shards, a ring of one
+// replica, then one of -shards replicas; else runOrder's.
+func (c config) runs() []runSpec {
+	if c.shards > 0 {
+		return []runSpec{{sharded, 1}, {sharded, c.shards}}
+	}
+	var runs []runSpec
+	for _, kind := range c.runOrder() {
+		runs = append(runs, runSpec{kind: kind})
+	}
+	return runs
 }
 
 // podsPerNode is the pod capacity of a kwok node (see controller/envtest).
@@ -63,6 +87,8 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	fs.DurationVar(&c.phaseTimeout, "phase-timeout", 20*time.Minute, "give up a phase (create or rollout) after this `duration`")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (our controller, the informers and the benchmark's own work) during the ours run to `file`")
 	fs.IntVar(&c.gogc, "gogc", 100, "GC `percent` of this process only (debug.SetGCPercent; 100 is Go's default), to see whether garbage collection in the process our controller shares with the benchmark slows it; kube-controller-manager is not affected")
+	fs.IntVar(&c.shards, "shards", 0, "run our controller as replica processes of a shard ring (controller/sharding) on control planes with the ShardedListAndWatch feature gate: first a ring of 1, then a ring of `n` (at least 2), each on a fresh control plane, and compare each replica's cached objects, heap, list and watch bytes, and the rollout times; 0: no sharding runs")
+	fs.IntVar(&c.namespaces, "namespaces", 1, "spread the Deployments round-robin over this many `namespaces` (1: all in namespace scalebench); a ring shards by namespace")
 	fs.StringVar(&c.dir, "dir", "", "keep each control plane's files (logs) under `dir`/<controller> (default: temporary, removed)")
 	fs.Usage = func() {
 		fmt.Fprintln(output, "Usage: scalebench [flags]\n\nCreates N Deployments of R replicas, rolls them all to a new image, and\nreports the time until all are available and the Deployment controller's API writes.\n\nFlags:")
@@ -71,6 +97,8 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
@@ -105,6 +133,25 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	}
 	if c.pairs > 1 && len(c.controllers) != 2 {
 		errs = append(errs, fmt.Errorf("-pairs needs -controller both"))
+	}
+	if c.namespaces <= 0 {
+		errs = append(errs, fmt.Errorf("-namespaces must be positive, got %d", c.namespaces))
+	}
+	if c.shards < 0 || c.shards == 1 {
+		errs = append(errs, fmt.Errorf("-shards must be 0 (off) or at least 2 (it is compared with a ring of 1), got %d", c.shards))
+	}
+	if c.shards > 0 {
+		// The sharded runs are of our controller only, in processes of
+		// their own.
+		if set["controller"] && *which != "ours" {
+			errs = append(errs, fmt.Errorf("-shards runs our controller only, not -controller %s", *which))
+		}
+		if set["pairs"] {
+			errs = append(errs, errors.New("-shards makes one run of each ring size; -pairs does not apply"))
+		}
+		if c.cpuProfile != "" {
+			errs = append(errs, errors.New("-cpuprofile profiles this process, but with -shards the controller runs in replica processes"))
+		}
 	}
 	if len(errs) > 0 {
 		return config{}, errors.Join(errs...)

@@ -17,6 +17,13 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if len(os.Args) > 1 && os.Args[1] == replicaArg {
+		if err := runReplica(ctx, os.Args[2:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "scalebench replica:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench:", err)
 		os.Exit(1)
@@ -39,10 +46,10 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 		results []result
 		errs    []error
 	)
-	for _, kind := range cfg.runOrder() {
-		res, err := benchmark(ctx, cfg, kind, log)
+	for _, spec := range cfg.runs() {
+		res, err := benchmark(ctx, cfg, spec, log)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", kind, err))
+			errs = append(errs, fmt.Errorf("%s: %w", res.label(), err))
 			if ctx.Err() != nil {
 				break
 			}
@@ -51,11 +58,18 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 		results = append(results, res)
 	}
 	if len(results) > 0 {
-		fmt.Fprintf(out, "scalebench %s\n\nstarted %s, %d kwok nodes, GOMAXPROCS %d, GOGC %d, %s\n\n",
-			strings.Join(args, " "), began.Format(time.RFC3339), cfg.nodeCount(), runtime.GOMAXPROCS(0), cfg.gogc, runtime.Version())
+		spread := ""
+		if cfg.namespaces > 1 {
+			spread = fmt.Sprintf(", %d namespaces", cfg.namespaces)
+		}
+		fmt.Fprintf(out, "scalebench %s\n\nstarted %s, %d kwok nodes%s, GOMAXPROCS %d, GOGC %d, %s\n\n",
+			strings.Join(args, " "), began.Format(time.RFC3339), cfg.nodeCount(), spread, runtime.GOMAXPROCS(0), cfg.gogc, runtime.Version())
 		fmt.Fprint(out, renderTable(results))
 		if cfg.pairs > 1 {
 			fmt.Fprint(out, "\n"+renderSummary(pairUp(results)))
+		}
+		if cfg.shards > 0 {
+			fmt.Fprint(out, "\n"+renderShards(results, cfg.namespaces, runtime.NumCPU()))
 		}
 	}
 	return errors.Join(errs...)

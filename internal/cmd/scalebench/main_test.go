@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"net/http"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -20,7 +21,13 @@ import (
 // These tests need no cluster: the benchmark itself is run by hand (see
 // RESULTS.md).
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// Started by TestReplicaProcessesReportAndStop as a replica process.
+	if mode := os.Getenv(fakeReplicaEnv); mode != "" {
+		os.Exit(runFakeReplica(mode))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 func TestParseFlagsDefaults(t *testing.T) {
 	cfg, err := parseFlags(nil, io.Discard)

@@ -16,7 +16,7 @@ func renderTable(results []result) string {
 			client = fmt.Sprintf("%d: %s", r.clientWrites.total(), cell(r.clientWrites))
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s | %d | %d | %s |\n",
-			r.controller, r.deployments, r.replicas, r.create, r.rollout,
+			r.label(), r.deployments, r.replicas, r.create, r.rollout,
 			cell(r.apiWrites), cell(r.apiFailed), r.events, r.apiWrites.total()+r.events, client)
 	}
 	return b.String()
