@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -90,6 +91,43 @@ func renderOwnership(out io.Writer, rows []shardRow) error {
 			by = "-"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Namespace, owner, by, r.Image, r.Progress)
+	}
+	return tw.Flush()
+}
+
+// replicaRow is one replica in the sharded demo's final summary.
+type replicaRow struct {
+	ID         string
+	Serving    sharding.Range
+	Namespaces []string // of those the demo made, the ones in Serving
+}
+
+// replicaRows summarises, for each replica, the range it serves now and
+// which of namespaces are in it.
+func replicaRows(namespaces []string, serving map[string]sharding.Range) []replicaRow {
+	rows := make([]replicaRow, 0, len(serving))
+	for _, id := range slices.Sorted(maps.Keys(serving)) {
+		row := replicaRow{ID: id, Serving: serving[id]}
+		for _, ns := range namespaces {
+			if row.Serving.Contains(sharding.KeyHash(ns, "")) {
+				row.Namespaces = append(row.Namespaces, ns)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// renderReplicas writes rows as a table, indented by two spaces.
+func renderReplicas(out io.Writer, rows []replicaRow) error {
+	tw := tabwriter.NewWriter(out, 0, 0, 3, ' ', 0)
+	fmt.Fprintln(tw, "  REPLICA\tSERVES\tSHARE\tNAMESPACES")
+	for _, r := range rows {
+		names := strings.Join(r.Namespaces, ", ")
+		if names == "" {
+			names = "-"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%.1f%%\t%s\n", r.ID, r.Serving, 100*r.Serving.Fraction(), names)
 	}
 	return tw.Flush()
 }

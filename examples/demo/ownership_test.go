@@ -112,3 +112,22 @@ func TestProgressOfIsTheRolloutInAFewWords(t *testing.T) {
 		})
 	}
 }
+
+func TestRenderReplicasShowsEachReplicasRangeAndNamespaces(t *testing.T) {
+	ranges := sharding.Assign(3)
+	serving := map[string]sharding.Range{"replica-0": ranges[0], "replica-1": ranges[1], "replica-2": sharding.EmptyRange}
+	var b strings.Builder
+	if err := renderReplicas(&b, replicaRows(shardNamespaces[:6], serving)); err != nil {
+		t.Fatal(err)
+	}
+	// replica-2 is leaving: it serves nothing, and its namespaces
+	// (bravo, foxtrot) are nobody's until the others take them over.
+	want := "" +
+		"  REPLICA     SERVES                                     SHARE   NAMESPACES\n" +
+		"  replica-0   [0x0000000000000000, 0x5555555555555555)   33.3%   delta, echo\n" +
+		"  replica-1   [0x5555555555555555, 0xaaaaaaaaaaaaaaaa)   33.3%   alpha, charlie\n" +
+		"  replica-2   [)                                         0.0%    -\n"
+	if got := b.String(); got != want {
+		t.Errorf("renderReplicas:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,6 +66,10 @@ func demoShards(ctx context.Context, cfg *rest.Config, f flags) (err error) {
 	defer func() {
 		fmt.Printf("\nStopping the %d replicas (each drains, then releases its Lease)...\n", len(replicas))
 		err = errors.Join(err, stopReplicas(replicas))
+		// Left is safe to read now: each ring's Run has returned.
+		if !slices.ContainsFunc(replicas, func(r *replica) bool { return !r.ring.Left() }) {
+			fmt.Printf("All %d replicas have left the ring and released their Leases.\n", len(replicas))
+		}
 	}()
 	if err := waitForRing(ctx, replicas, ringFormTimeout); err != nil {
 		return err
@@ -111,12 +116,8 @@ func demoShards(ctx context.Context, cfg *rest.Config, f flags) (err error) {
 		return err
 	}
 
-	fmt.Println("\nFinal state:")
-	rows, _, err := watch.snapshot(gens)
-	if err != nil {
-		return err
-	}
-	return renderOwnership(os.Stdout, rows)
+	fmt.Println("\nFinal state, by replica:")
+	return renderReplicas(os.Stdout, replicaRows(namespaces, serving(replicas)))
 }
 
 // serverShards reports whether the API server applies shard selectors
