@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/go-logr/logr/funcr"
@@ -18,6 +19,9 @@ import (
 	"github.com/ctrlkit/ctrlkit/handler"
 )
 
+// eventComponent is the source of the demo controllers' events.
+const eventComponent = "ctrlkit-deployment-controller"
+
 // startController runs ctrlkit's Deployment controller in this process,
 // watching namespace ns only, and returns a function that stops it and waits
 // for it to be done.
@@ -30,41 +34,55 @@ func startController(ctx context.Context, cfg *rest.Config, ns string) (stop fun
 	// managedFields in the caches.
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
 		informers.WithTransform(handler.StripManagedFields))
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events(ns)})
-	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ctrlkit-deployment-controller"})
+	return runController(ctx, client, factory, ns, corev1.EventSource{Component: eventComponent}, controller.Options[string]{}, nil)
+}
 
-	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{
-		Controller: controller.Options[string]{
-			Workers: 5,
-			// The demo prints the rollout; the controller's own log lines
-			// (optimistic-concurrency conflicts, retried at once) would
-			// drown it. logr.Discard() is the zero Logger, which means the
-			// logger of Run's context, so a sink that drops everything.
-			Logger: funcr.New(func(prefix, args string) {}, funcr.Options{}),
-		},
-	})
+// runController runs ctrlkit's Deployment controller on factory's
+// informers, recording events in eventsNS (all namespaces if empty) from
+// source, with copts (Workers and Logger are set here), and alongside, if
+// not nil, for as long as the controller runs: a shard ring, which the
+// informers wait for. It returns once the informers have synced; stop ends
+// both and waits for them.
+func runController(ctx context.Context, client kubernetes.Interface, factory informers.SharedInformerFactory,
+	eventsNS string, source corev1.EventSource, copts controller.Options[string], alongside func(context.Context) error,
+) (stop func() error, err error) {
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events(eventsNS)})
+	recorder := broadcaster.NewRecorder(scheme.Scheme, source)
+
+	copts.Workers = 5
+	// The demo prints the rollout; the controller's own log lines
+	// (optimistic-concurrency conflicts, retried at once) would drown it.
+	// logr.Discard() is the zero Logger, which means the logger of Run's
+	// context, so a sink that drops everything.
+	copts.Logger = funcr.New(func(prefix, args string) {}, funcr.Options{})
+	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{Controller: copts})
 	if err != nil {
 		broadcaster.Shutdown()
 		return nil, err
 	}
 
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	factory.Start(runCtx.Done())
-	done := make(chan error, 1)
-	go func() { done <- ctrl.Run(runCtx) }()
-	if err := ctrl.WaitForSync(ctx); err != nil {
-		cancel()
-		<-done
-		factory.Shutdown()
-		broadcaster.Shutdown()
-		return nil, fmt.Errorf("wait for the informers: %w", err)
+	done := make(chan error, 2)
+	running := 1
+	if alongside != nil {
+		running++
+		go func() { done <- alongside(runCtx) }()
 	}
-	return func() error {
+	factory.Start(runCtx.Done())
+	go func() { done <- ctrl.Run(runCtx) }()
+	stop = func() error {
 		cancel()
-		err := <-done
+		var errs []error
+		for range running {
+			errs = append(errs, <-done)
+		}
 		factory.Shutdown()
 		broadcaster.Shutdown()
-		return err
-	}, nil
+		return errors.Join(errs...)
+	}
+	if err := ctrl.WaitForSync(ctx); err != nil {
+		return nil, errors.Join(fmt.Errorf("wait for the informers: %w", err), stop())
+	}
+	return stop, nil
 }

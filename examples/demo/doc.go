@@ -7,6 +7,7 @@
 //
 //	go run ./examples/demo                    # local control plane, our controller
 //	go run ./examples/demo --kubeconfig FILE   # an existing cluster instead
+//	go run ./examples/demo --shards 3          # three sharded replicas, six namespaces
 //
 // With --kubeconfig, the demo works in a namespace of its own, which it
 // deletes at the end; stop the cluster's own Deployment controller first
@@ -15,4 +16,15 @@
 //
 // --upstream runs kube-controller-manager's Deployment controller instead of
 // ours, for comparison.
+//
+// --shards N runs N replicas of our controller in this process instead of
+// one, as N replicas of a controller-manager with --shard-ring would run
+// (package controller/sharding): each is a member of a ring on Leases with
+// its own informers, which cache only its namespaces, and reconciles only
+// the Deployments of its share of the namespaces' hash space. The local
+// control plane's kube-apiserver then has feature gate ShardedListAndWatch
+// on, so the informers' shard selectors are applied on the server. The
+// demo creates one Deployment in each of --namespaces namespaces (6 by
+// default), rolls them all, and prints a table of which replica owns each
+// namespace, which replicas reconciled it, and its rollout's progress.
 package main

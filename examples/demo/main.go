@@ -37,6 +37,8 @@ type flags struct {
 	replicas   int
 	readyDelay time.Duration
 	timeout    time.Duration
+	shards     int
+	namespaces int
 }
 
 func run() error {
@@ -48,12 +50,17 @@ func run() error {
 	fs.IntVar(&f.replicas, "replicas", 5, "replicas of the demo Deployment")
 	fs.DurationVar(&f.readyDelay, "pod-ready-delay", time.Second, "local control plane only: how long a new pod takes to become Ready")
 	fs.DurationVar(&f.timeout, "timeout", 3*time.Minute, "give up on a rollout after this long")
+	fs.IntVar(&f.shards, "shards", 0, "run this many sharded replicas of ctrlkit's controller, splitting --namespaces namespaces (0: one unsharded controller)")
+	fs.IntVar(&f.namespaces, "namespaces", 6, fmt.Sprintf("with --shards: namespaces, one Deployment each (at most %d)", len(shardNamespaces)))
 	pflag.Parse()
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if f.replicas < 1 {
 		return fmt.Errorf("--replicas must be at least 1, got %d", f.replicas)
+	}
+	if err := f.checkShards(); err != nil {
+		return err
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -63,8 +70,35 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	err = demo(ctx, cfg, f)
+	if f.shards > 0 {
+		err = demoShards(ctx, cfg, f)
+	} else {
+		err = demo(ctx, cfg, f)
+	}
 	return errors.Join(err, cleanup())
+}
+
+// checkShards checks the flags of the sharded demo.
+func (f flags) checkShards() error {
+	switch {
+	case f.shards < 0:
+		return fmt.Errorf("--shards must not be negative, got %d", f.shards)
+	case f.shards > 0 && f.upstream:
+		return errors.New("--shards runs ctrlkit's controller: it cannot go with --upstream")
+	case f.shards > 0 && (f.namespaces < 1 || f.namespaces > len(shardNamespaces)):
+		return fmt.Errorf("--namespaces must be between 1 and %d, got %d", len(shardNamespaces), f.namespaces)
+	}
+	return nil
+}
+
+// featureGates are the control plane's: with --shards, kube-apiserver's
+// sharded list and watch (KEP-5866), so that each replica's informers get
+// only their namespaces from the server rather than filtering everything.
+func featureGates(f flags) map[string]bool {
+	if f.shards == 0 {
+		return nil
+	}
+	return map[string]bool{"ShardedListAndWatch": true}
 }
 
 // cluster returns the client configuration of the cluster to use, and what
@@ -89,6 +123,7 @@ func cluster(ctx context.Context, f flags) (*rest.Config, func() error, error) {
 		PodReadyDelay:  f.readyDelay,
 		PodReadyJitter: f.readyDelay,
 		Log:            progressWriter(),
+		FeatureGates:   featureGates(f),
 	})
 	if err != nil {
 		return nil, nil, err
@@ -146,7 +181,7 @@ func demo(ctx context.Context, cfg *rest.Config, f flags) (err error) {
 	}
 
 	fmt.Printf("\nRolling deployment %q to nginx:1.28 (maxSurge 25%%, maxUnavailable 25%%)...\n", d.Name)
-	if err := setImage(ctx, client, ns.Name, d.Name, "nginx:1.28"); err != nil {
+	if _, err := setImage(ctx, client, ns.Name, d.Name, "nginx:1.28"); err != nil {
 		return err
 	}
 	if err := rolloutStatus(ctx, client, ns.Name, d.Name, f.timeout, os.Stdout); err != nil {
@@ -157,11 +192,14 @@ func demo(ctx context.Context, cfg *rest.Config, f flags) (err error) {
 	return printReplicaSets(ctx, client, ns.Name, d.Name, os.Stdout)
 }
 
+// demoName is the name of the demo's Deployments.
+const demoName = "demo"
+
 func demoDeployment(replicas int32, image string) *appsv1.Deployment {
 	labels := map[string]string{"app": "demo"}
 	quarter := intstr.FromString("25%")
 	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "demo"},
+		ObjectMeta: metav1.ObjectMeta{Name: demoName},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
@@ -180,17 +218,21 @@ func demoDeployment(replicas int32, image string) *appsv1.Deployment {
 }
 
 // setImage changes the image of the Deployment's first container, retrying
-// on conflicts with the controller's status writes.
-func setImage(ctx context.Context, client kubernetes.Interface, ns, name, image string) error {
+// on conflicts with the controller's status writes, and returns the
+// Deployment's new generation.
+func setImage(ctx context.Context, client kubernetes.Interface, ns, name, image string) (int64, error) {
 	for {
 		d, err := client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return err
+			return 0, err
 		}
 		d.Spec.Template.Spec.Containers[0].Image = image
-		_, err = client.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{})
+		d, err = client.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{})
+		if err == nil {
+			return d.Generation, nil
+		}
 		if !apierrors.IsConflict(err) {
-			return err
+			return 0, err
 		}
 	}
 }
