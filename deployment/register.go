@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/handler"
 )
 
@@ -49,6 +50,18 @@ type Options struct {
 	// TrackTerminatingReplicas fills status.terminatingReplicas. Nil means
 	// true, as in Kubernetes v1.37.
 	TrackTerminatingReplicas *bool
+
+	// Ring, when set, makes the controller one replica of a shard ring
+	// (package controller/sharding): its Deployment, ReplicaSet and Pod
+	// informers list and watch only the ring member's namespaces (a
+	// Deployment's ReplicaSets and Pods share its namespace, so its shard),
+	// it reconciles only the keys the ring hands out, and it runs on every
+	// replica, not on the leader alone. NewController sets the Controller
+	// options' NoLeaderElection, and their Gate to sharding.StringKeyGate
+	// unless they have one (which must then admit only the ring's keys,
+	// e.g. by wrapping that gate). Run the Ring as well (add it to the
+	// manager).
+	Ring *sharding.Ring
 }
 
 // NewController wires a Deployment Reconciler to the Deployment, ReplicaSet
@@ -79,6 +92,14 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 	if client == nil || factory == nil || recorder == nil {
 		return nil, nil, errors.New("deployment: NewController needs a client, an informer factory and an event recorder")
 	}
+	copts := opts.Controller
+	if opts.Ring != nil {
+		shardInformers(client, factory, opts.Ring)
+		if copts.Gate == nil {
+			copts.Gate = sharding.StringKeyGate(opts.Ring)
+		}
+		copts.NoLeaderElection = true
+	}
 	dInformer := factory.Apps().V1().Deployments()
 	rsInformer := factory.Apps().V1().ReplicaSets()
 	podInformer := factory.Core().V1().Pods()
@@ -105,7 +126,6 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 		return nil, nil, err
 	}
 
-	copts := opts.Controller
 	if copts.MaxRetries == 0 && copts.Queue == nil {
 		copts.MaxRetries = MaxRetries
 	}

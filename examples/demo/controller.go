@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/deployment"
 	"github.com/ctrlkit/ctrlkit/handler"
 )
@@ -34,29 +33,30 @@ func startController(ctx context.Context, cfg *rest.Config, ns string) (stop fun
 	// managedFields in the caches.
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
 		informers.WithTransform(handler.StripManagedFields))
-	return runController(ctx, client, factory, ns, corev1.EventSource{Component: eventComponent}, controller.Options[string]{}, nil)
+	return runController(ctx, client, factory, ns, corev1.EventSource{Component: eventComponent}, deployment.Options{}, nil)
 }
 
 // runController runs ctrlkit's Deployment controller on factory's
 // informers, recording events in eventsNS (all namespaces if empty) from
-// source, with copts (Workers and Logger are set here), and alongside, if
+// source, with dopts (its controller's Workers and Logger are set here), and alongside, if
 // not nil, for as long as the controller runs: a shard ring, which the
 // informers wait for. It returns once the informers have synced; stop ends
 // both and waits for them.
 func runController(ctx context.Context, client kubernetes.Interface, factory informers.SharedInformerFactory,
-	eventsNS string, source corev1.EventSource, copts controller.Options[string], alongside func(context.Context) error,
+	eventsNS string, source corev1.EventSource, dopts deployment.Options, alongside func(context.Context) error,
 ) (stop func() error, err error) {
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events(eventsNS)})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, source)
 
+	copts := &dopts.Controller
 	copts.Workers = 5
 	// The demo prints the rollout; the controller's own log lines
 	// (optimistic-concurrency conflicts, retried at once) would drown it.
 	// logr.Discard() is the zero Logger, which means the logger of Run's
 	// context, so a sink that drops everything.
 	copts.Logger = funcr.New(func(prefix, args string) {}, funcr.Options{})
-	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{Controller: copts})
+	ctrl, _, err := deployment.NewController(client, factory, recorder, dopts)
 	if err != nil {
 		broadcaster.Shutdown()
 		return nil, err

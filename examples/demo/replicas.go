@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
+	"github.com/ctrlkit/ctrlkit/deployment"
 	"github.com/ctrlkit/ctrlkit/handler"
 )
 
@@ -65,19 +65,10 @@ func startReplica(ctx context.Context, cfg *rest.Config, ringNS, id string) (*re
 		return nil, err
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(handler.StripManagedFields))
-	// A Deployment, its ReplicaSets and its Pods share a namespace, so a
-	// shard: each informer caches the member's range only.
-	sharding.Informer(factory, &appsv1.Deployment{},
-		sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments(metav1.NamespaceAll)), ring, sharding.Namespaced)
-	sharding.Informer(factory, &appsv1.ReplicaSet{},
-		sharding.FromClient[*appsv1.ReplicaSetList](client.AppsV1().ReplicaSets(metav1.NamespaceAll)), ring, sharding.Namespaced)
-	sharding.Informer(factory, &corev1.Pod{},
-		sharding.FromClient[*corev1.PodList](client.CoreV1().Pods(metav1.NamespaceAll)), ring, sharding.Namespaced)
-
 	gate := newRecordingGate(sharding.StringKeyGate(ring))
 	stop, err := runController(ctx, client, factory, metav1.NamespaceAll,
 		corev1.EventSource{Component: eventComponent, Host: id},
-		controller.Options[string]{Gate: gate, NoLeaderElection: true}, ring.Run)
+		deployment.Options{Ring: ring, Controller: controller.Options[string]{Gate: gate}}, ring.Run)
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: %w", id, err)
 	}

@@ -4,9 +4,6 @@ import (
 	"context"
 	"io"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
@@ -41,14 +38,15 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*
 		informers.WithTransform(handler.StripManagedFields))
 	copts := o.controllerOptions()
 	copts.Logger, copts.Registry = klog.FromContext(ctx), mgr.Registry()
+	dopts := deployment.Options{Controller: copts}
 	if o.ShardRing != "" {
-		ring, err := newShardRing(ctx, o, client, factory, mgr)
+		ring, err := newShardRing(ctx, o, client, mgr)
 		if err != nil {
 			return nil, err
 		}
-		copts.Gate, copts.NoLeaderElection = sharding.StringKeyGate(ring), true
+		dopts.Ring = ring
 	}
-	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{Controller: copts})
+	ctrl, _, err := deployment.NewController(client, factory, recorder, dopts)
 	if err != nil {
 		return nil, err
 	}
@@ -62,10 +60,8 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*
 }
 
 // newShardRing joins the ring o.ShardRing, with the leader election's
-// namespace and timings, and makes factory's Deployment, ReplicaSet and
-// Pod informers cache only the ring member's namespaces. A Deployment, its
-// ReplicaSets and its Pods share a namespace, so they share a shard.
-func newShardRing(ctx context.Context, o *options, client kubernetes.Interface, factory informers.SharedInformerFactory, mgr *manager.Manager) (*sharding.Ring, error) {
+// namespace and timings.
+func newShardRing(ctx context.Context, o *options, client kubernetes.Interface, mgr *manager.Manager) (*sharding.Ring, error) {
 	le := o.Manager.LeaderElection
 	ring, err := sharding.New(sharding.Options{
 		Client: client, Namespace: le.Namespace, Name: o.ShardRing,
@@ -75,11 +71,5 @@ func newShardRing(ctx context.Context, o *options, client kubernetes.Interface, 
 	if err != nil {
 		return nil, err
 	}
-	sharding.Informer(factory, &appsv1.Deployment{},
-		sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments(metav1.NamespaceAll)), ring, sharding.Namespaced)
-	sharding.Informer(factory, &appsv1.ReplicaSet{},
-		sharding.FromClient[*appsv1.ReplicaSetList](client.AppsV1().ReplicaSets(metav1.NamespaceAll)), ring, sharding.Namespaced)
-	sharding.Informer(factory, &corev1.Pod{},
-		sharding.FromClient[*corev1.PodList](client.CoreV1().Pods(metav1.NamespaceAll)), ring, sharding.Namespaced)
 	return ring, mgr.Add(ring)
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
@@ -216,14 +215,6 @@ func runReplica(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
 		informers.WithTransform(handler.StripManagedFields))
-	stores := map[string]cache.Store{
-		"deployments": sharding.Informer(factory, &appsv1.Deployment{},
-			sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments(metav1.NamespaceAll)), ring, sharding.Namespaced).GetStore(),
-		"replicasets": sharding.Informer(factory, &appsv1.ReplicaSet{},
-			sharding.FromClient[*appsv1.ReplicaSetList](client.AppsV1().ReplicaSets(metav1.NamespaceAll)), ring, sharding.Namespaced).GetStore(),
-		"pods": sharding.Informer(factory, &corev1.Pod{},
-			sharding.FromClient[*corev1.PodList](client.CoreV1().Pods(metav1.NamespaceAll)), ring, sharding.Namespaced).GetStore(),
-	}
 	broadcaster := record.NewBroadcaster(record.WithContext(runCtx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: eventSource})
@@ -231,13 +222,17 @@ func runReplica(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	defer factory.Shutdown()
 
 	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{
-		Controller: controller.Options[string]{
-			Workers: cfg.workers, Registry: registry,
-			Gate: sharding.StringKeyGate(ring), NoLeaderElection: true,
-		},
+		Controller: controller.Options[string]{Workers: cfg.workers, Registry: registry},
+		Ring:       ring,
 	})
 	if err != nil {
 		return err
+	}
+	// NewController registered the ring's sharded informers in factory.
+	stores := map[string]cache.Store{
+		"deployments": factory.Apps().V1().Deployments().Informer().GetStore(),
+		"replicasets": factory.Apps().V1().ReplicaSets().Informer().GetStore(),
+		"pods":        factory.Core().V1().Pods().Informer().GetStore(),
 	}
 	ringDone := make(chan error, 1)
 	go func() { ringDone <- ring.Run(runCtx) }()

@@ -1,0 +1,95 @@
+package deployment
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/ctrlkit/ctrlkit/controller/controllertest"
+	"github.com/ctrlkit/ctrlkit/controller/sharding"
+)
+
+// With Options.Ring, the controller caches and reconciles the Deployments
+// of its member's range only, on every replica rather than the leader.
+func TestNewControllerWithRingKeepsToItsRange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		halves := sharding.Assign(2)
+		mine, theirs := newDeployment("web", 2), newDeployment("web", 2)
+		mine.Namespace, theirs.Namespace = namespaceIn(t, halves[0]), namespaceIn(t, halves[1])
+		env := controllertest.New(t, mine, theirs)
+
+		ctx, stop := context.WithCancel(env.Context())
+		var rings sync.WaitGroup
+		defer rings.Wait()
+		defer stop()
+		a, b := newTestRing(t, env, "a"), newTestRing(t, env, "b")
+		rings.Go(func() { _ = a.Run(ctx) })
+		rings.Go(func() { _ = b.Run(ctx) })
+		for a.Serving() != halves[0] || b.Serving() != halves[1] {
+			time.Sleep(100 * time.Millisecond)
+		}
+
+		ctrl, _, err := NewController(env.Client, env.Informers, record.NewFakeRecorder(100), Options{Ring: a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ctrl.NeedLeaderElection() {
+			t.Error("a ring member's controller waits for leader election")
+		}
+		env.Start(ctrl)
+
+		for _, d := range []struct {
+			ns     string
+			wantRS int
+		}{{mine.Namespace, 1}, {theirs.Namespace, 0}} {
+			rss, err := env.Client.AppsV1().ReplicaSets(d.ns).List(env.Context(), metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rss.Items) != d.wantRS {
+				t.Errorf("namespace %s: %d ReplicaSets, want %d", d.ns, len(rss.Items), d.wantRS)
+			}
+		}
+		cached, err := env.Informers.Apps().V1().Deployments().Lister().List(labels.Everything())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cached) != 1 || cached[0].Namespace != mine.Namespace {
+			t.Errorf("cached Deployments = %d, want only the one in %s", len(cached), mine.Namespace)
+		}
+	})
+}
+
+func newTestRing(t *testing.T, env *controllertest.Env, id string) *sharding.Ring {
+	t.Helper()
+	r, err := sharding.New(sharding.Options{
+		Client: env.Client, Namespace: "kube-system", Name: "deployments", ID: id,
+		LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond,
+		Logger: logr.Discard(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// namespaceIn returns a namespace name that hashes into r.
+func namespaceIn(t *testing.T, r sharding.Range) string {
+	t.Helper()
+	for i := range 1000 {
+		ns := fmt.Sprintf("team-%d-apps", i)
+		if r.Contains(sharding.KeyHash(ns, "")) {
+			return ns
+		}
+	}
+	t.Fatalf("no namespace hashes into %v", r)
+	return ""
+}
