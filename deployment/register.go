@@ -87,7 +87,12 @@ type Options struct {
 // deletion wakes its Deployment only under the Recreate strategy, which
 // waits for old pods to be gone. All three are handler package Handlers, so
 // keys from the informers' initial lists add at workqueue.PriorityLow and
-// live events go first.
+// live events go first. Live events that cannot unblock a rollout (a
+// Deployment's own status write coming back, a ReplicaSet that gained a
+// pod not yet available) add at PriorityLow too, so that while workers are
+// busy, a Deployment waits for the event that matters and one pass handles
+// both; upstream's queue has no priorities, and every pass still decides
+// as upstream's does from the state it reads.
 func NewController(client kubernetes.Interface, factory informers.SharedInformerFactory, recorder record.EventRecorder, opts Options) (*controller.Controller[string], *Reconciler, error) {
 	if client == nil || factory == nil || recorder == nil {
 		return nil, nil, errors.New("deployment: NewController needs a client, an informer factory and an event recorder")
