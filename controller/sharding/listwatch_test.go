@@ -11,7 +11,10 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
+	"github.com/go-logr/logr/testr"
+	"github.com/prometheus/client_golang/prometheus"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -46,7 +49,9 @@ func namespacesIn(namespaces []string, r sharding.Range) []string {
 
 // The fake clientset ignores shard selectors, as an API server without
 // the feature gate does: the cache holds only the member's range anyway,
-// lists it again when the range grows, and keeps watching only it.
+// lists it again when the range grows, and keeps watching only it. Each
+// sharded informer's store size is a gauge on the ring's registry, named
+// by resource.
 func TestInformerCachesOnlyTheTargetAndFollowsIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var namespaces []string
@@ -59,7 +64,16 @@ func TestInformerCachesOnlyTheTargetAndFollowsIt(t *testing.T) {
 			}
 		}
 		slices.Sort(namespaces)
-		a, b := newRing(t, client, "a"), newRing(t, client, "b")
+		reg := prometheus.NewRegistry()
+		a, err := sharding.New(sharding.Options{
+			Client: client, Namespace: "kube-system", Name: "test", ID: "a",
+			LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond,
+			Logger: testr.New(t), Registry: reg,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := newRing(t, client, "b")
 		ctx, stop := context.WithCancel(t.Context())
 		ctxB, stopB := context.WithCancel(ctx)
 		var wg sync.WaitGroup
@@ -76,17 +90,30 @@ func TestInformerCachesOnlyTheTargetAndFollowsIt(t *testing.T) {
 		if factory.Core().V1().ConfigMaps().Informer().GetStore() != informer.GetStore() {
 			t.Fatal("the factory's typed accessor does not return the sharded informer")
 		}
+		sharding.Informer(factory, &appsv1.Deployment{},
+			sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments("")), a, sharding.Namespaced)
+		if got := cachedObjects(t, reg); len(got) != 2 || got["configmaps"] != 0 || got["deployments.apps"] != 0 {
+			t.Fatalf("gauges before the informers start: %v, want configmaps and deployments.apps at 0", got)
+		}
 		factory.Start(ctx.Done())
 
-		half := sharding.Assign(2)[0]
-		waitFor(t, "a's cache to hold its half", func() bool {
-			return informer.HasSynced() && slices.Equal(cachedNamespaces(informer.GetStore()), namespacesIn(namespaces, half))
+		half := namespacesIn(namespaces, sharding.Assign(2)[0])
+		if len(half) == 0 || len(half) == len(namespaces) {
+			t.Fatalf("the test's namespaces all hash to one half (%d of %d): pick others", len(half), len(namespaces))
+		}
+		waitFor(t, "a's cache and gauge to hold its half", func() bool {
+			return informer.HasSynced() && slices.Equal(cachedNamespaces(informer.GetStore()), half) &&
+				cachedObjects(t, reg)["configmaps"] == float64(len(half))
 		})
 
 		stopB()
-		waitFor(t, "a's cache to hold everything once b has left", func() bool {
-			return slices.Equal(cachedNamespaces(informer.GetStore()), namespaces)
+		waitFor(t, "a's cache and gauge to hold everything once b has left", func() bool {
+			return slices.Equal(cachedNamespaces(informer.GetStore()), namespaces) &&
+				cachedObjects(t, reg)["configmaps"] == float64(len(namespaces))
 		})
+		if got := cachedObjects(t, reg)["deployments.apps"]; got != 0 {
+			t.Errorf("deployments.apps = %v, want 0", got)
+		}
 		// The new watch covers the whole range.
 		ns := "added-later"
 		if _, err := client.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cm"}}, metav1.CreateOptions{}); err != nil {
