@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +25,8 @@ func newLateEnv(t *testing.T, delay time.Duration, objects ...runtime.Object) (*
 	t.Cleanup(func() { cancel(); <-stopped }) // registered first: runs last
 	env := controllertest.New(t, objects...)
 	client := env.Client
+	watching := make(chan struct{})
+	var once sync.Once
 	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return client.CoreV1().ConfigMaps("").List(ctx, opts)
@@ -33,6 +36,7 @@ func newLateEnv(t *testing.T, delay time.Duration, objects ...runtime.Object) (*
 			if err != nil {
 				return nil, err
 			}
+			once.Do(func() { close(watching) })
 			return controllertest.LateWatch(w, delay), nil
 		},
 	}, client)
@@ -41,5 +45,9 @@ func newLateEnv(t *testing.T, delay time.Duration, objects ...runtime.Object) (*
 		defer close(stopped)
 		informer.RunWithContext(ctx)
 	}()
+	// The fake clientset delivers to a watch only what happens after it
+	// starts: a reconcile's delete made between the informer's list and its
+	// watch would never reach the cache.
+	<-watching
 	return env, informer
 }
