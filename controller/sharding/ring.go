@@ -76,20 +76,21 @@ type Ring struct {
 	left     bool
 	failed   error
 
-	mu          sync.Mutex
-	renewedAt   time.Time // start of the last successful renewal; zero: none
-	view        view
-	target      Range // this member's range in view
-	serving     Range // the part of target it may hand out
-	acked       string
-	published   string        // acked as of the last successful write
-	changed     chan struct{} // closed when target changes
-	targetSince time.Time
-	gainPending bool
-	drainSince  time.Time // zero: nothing lost waiting to drain
-	inFlight    map[uint64]int
-	owned       map[uint64]struct{} // hashes admitted while serving them
-	idle        chan struct{}       // signalled when inFlight becomes empty
+	mu               sync.Mutex
+	renewedAt        time.Time // start of the last successful renewal; zero: none
+	view             view
+	target           Range // this member's range in view
+	serving          Range // the part of target it may hand out
+	acked            string
+	published        string        // acked as of the last successful write
+	publishedServing Range         // serving as of the last successful write
+	changed          chan struct{} // closed when target changes
+	targetSince      time.Time
+	gainPending      bool
+	drainSince       time.Time // zero: nothing lost waiting to drain
+	inFlight         map[uint64]int
+	owned            map[uint64]struct{} // hashes admitted while serving them
+	idle             chan struct{}       // signalled when inFlight becomes empty
 }
 
 // New returns a ring member that has not joined yet: Run (or Sync) joins.
@@ -283,15 +284,8 @@ func (r *Ring) Sync(ctx context.Context) error {
 	if r.leaving && r.idleNow() {
 		return r.releaseLease(ctx)
 	}
-	start := r.clock.Now()
-	if err := r.renew(ctx, start); err != nil {
-		r.mu.Lock()
-		if r.fencedLocked(r.clock.Now()) {
-			r.serving = EmptyRange
-		}
-		r.mu.Unlock()
-		r.metrics.update(r)
-		return fmt.Errorf("sharding: renewing Lease %s/%s: %w", r.opts.Namespace, r.leaseName, err)
+	if err := r.publish(ctx); err != nil {
+		return err
 	}
 	list, err := r.leases.List(ctx, metav1.ListOptions{
 		LabelSelector: labels.Set{RingLabel: r.opts.Name}.String(),
@@ -302,7 +296,38 @@ func (r *Ring) Sync(ctx context.Context) error {
 	now := r.clock.Now()
 	r.decide(r.observe(list.Items, now), now)
 	r.metrics.update(r)
+	if r.failed == nil && r.unpublished() {
+		// An acknowledgement or a range served that this round decided
+		// goes out now, not at the next renewal: the others' next list
+		// sees it a round sooner, and a handover takes two rounds fewer.
+		if err := r.publish(ctx); err != nil {
+			return err
+		}
+	}
 	return r.failed
+}
+
+// publish renews this member's Lease with its current state; on failure
+// it fences itself once RenewDeadline has passed since the last success.
+func (r *Ring) publish(ctx context.Context) error {
+	if err := r.renew(ctx, r.clock.Now()); err != nil {
+		r.mu.Lock()
+		if r.fencedLocked(r.clock.Now()) {
+			r.serving = EmptyRange
+		}
+		r.mu.Unlock()
+		r.metrics.update(r)
+		return fmt.Errorf("sharding: renewing Lease %s/%s: %w", r.opts.Namespace, r.leaseName, err)
+	}
+	return nil
+}
+
+// unpublished reports whether the Lease lags what the member has
+// acknowledged or serves.
+func (r *Ring) unpublished() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.acked != r.published || r.serving != r.publishedServing
 }
 
 func (r *Ring) idleNow() bool {
@@ -463,7 +488,7 @@ func (r *Ring) renew(ctx context.Context, start time.Time) error {
 	}
 	r.own, r.ownFound = written, true
 	r.mu.Lock()
-	r.renewedAt, r.published = start, acked
+	r.renewedAt, r.published, r.publishedServing = start, acked, serving
 	r.mu.Unlock()
 	return nil
 }

@@ -35,17 +35,11 @@ const (
 	// shardPickupBound is issue 15's promise: a killed replica's
 	// namespaces are served again within LeaseDuration + RenewDeadline
 	// of the SIGKILL, here as the survivors' Leases showing that they
-	// serve the whole hash space. The protocol (package sharding, in
-	// rounds of RetryPeriod) takes LeaseDuration + 6 rounds at worst: a
-	// survivor sees the victim's last renewal within a round and judges
-	// the Lease expired LeaseDuration later, at its next round; it
-	// publishes its acknowledgement the round after; it extends at the
-	// first round whose list shows the other survivor's, which may be a
-	// round late if their rounds are out of step; and it writes the
-	// annotation the round after that. So the promise holds while
-	// 6·RetryPeriod < RenewDeadline, as here (1.5 s against 2 s, the
-	// rest for API latency), and as client-go's defaults do not (12 s
-	// against 10 s).
+	// serve the whole hash space. The protocol (package sharding's doc)
+	// takes LeaseDuration + 4 rounds of RetryPeriod at worst, so the
+	// promise holds while 4·RetryPeriod < RenewDeadline, as here (1 s
+	// against 2 s, the rest for API latency) and with client-go's
+	// defaults (8 s against 10 s).
 	shardPickupBound = shardLeaseDuration + shardRenewDeadline
 
 	shardRing        = "deployments"
