@@ -9,18 +9,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/record"
 
-	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/deployment"
-	"github.com/ctrlkit/ctrlkit/handler"
 )
 
 // eventSource is the component our controller's events come from, the same
@@ -80,40 +71,17 @@ func (c *runningController) summary() string {
 // have synced.
 func startOurs(ctx context.Context, base *rest.Config, cfg config) (*runningController, error) {
 	counter := newWriteCounter()
-	rc := rest.CopyConfig(base)
-	rc.QPS, rc.Burst = float32(cfg.qps), cfg.burst
-	// Protobuf, as the deployment-controller binary and
-	// kube-controller-manager send by default.
-	rc.ContentType = runtime.ContentTypeProtobuf
-	rc.UserAgent = "ctrlkit-scalebench/" + eventSource
-	rc.Wrap(counter.wrap)
-	client, err := kubernetes.NewForConfig(rc)
+	ours, err := newOurController(base, cfg.qps, cfg.burst, cfg.workers, eventSource, nil, counter.wrap)
 	if err != nil {
 		return nil, err
 	}
-
 	runCtx, cancel := context.WithCancel(ctx)
-	// Informers as the deployment-controller binary makes them.
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
-		informers.WithTransform(handler.StripManagedFields))
-	broadcaster := record.NewBroadcaster(record.WithContext(runCtx))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: eventSource})
 	cleanup := func() {
 		cancel()
-		broadcaster.Shutdown()
-		factory.Shutdown()
+		ours.shutdown()
 	}
-
-	registry := prometheus.NewRegistry()
-	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{
-		Controller: controller.Options[string]{Workers: cfg.workers, Registry: registry},
-	})
-	if err != nil {
-		cleanup()
-		return nil, err
-	}
-	factory.Start(runCtx.Done())
+	ctrl, registry := ours.ctrl, ours.registry
+	ours.factory.Start(runCtx.Done())
 	done := make(chan error, 1)
 	go func() { done <- ctrl.Run(runCtx) }()
 

@@ -14,23 +14,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	apiruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/client-go/tools/record"
 
-	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
-	"github.com/ctrlkit/ctrlkit/deployment"
-	"github.com/ctrlkit/ctrlkit/handler"
 )
 
 // replicaArg, as the first argument, makes scalebench one replica of our
@@ -167,8 +157,7 @@ func parseReplicaOutput(data []byte) (ready bool, report *replicaReport, err err
 
 // runReplica is the replica mode: our Deployment controller as one member
 // of a shard ring, its Deployment, ReplicaSet and Pod informers caching
-// only its namespaces, wired as examples/deployment-controller wires it
-// (with the informer factory and event recorder of startOurs). It runs
+// only its namespaces (newOurController, as startOurs). It runs
 // until ctx ends or stdin closes, printing readyEvent, then a report when
 // asked (see replicaLoop).
 func runReplica(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -185,16 +174,6 @@ func runReplica(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		writesSent = newWriteCounter()
 		received   = &byteCounter{}
 	)
-	rc := rest.CopyConfig(base)
-	rc.QPS, rc.Burst = float32(cfg.qps), cfg.burst
-	rc.ContentType = apiruntime.ContentTypeProtobuf
-	rc.UserAgent = "ctrlkit-scalebench/" + eventSource + "/" + cfg.id
-	rc.Wrap(writesSent.wrap)
-	rc.Wrap(received.wrap)
-	client, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return err
-	}
 	// The ring's Lease rounds are not the informers' traffic: a client of
 	// their own, uncounted.
 	ringConfig := rest.CopyConfig(base)
@@ -206,28 +185,18 @@ func runReplica(ctx context.Context, args []string, stdin io.Reader, stdout, std
 
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	registry := prometheus.NewRegistry()
 	ring, err := sharding.New(sharding.Options{
-		Client: ringClient, Namespace: cfg.leaseNamespace, Name: cfg.ring, ID: cfg.id, Registry: registry,
+		Client: ringClient, Namespace: cfg.leaseNamespace, Name: cfg.ring, ID: cfg.id,
 	})
 	if err != nil {
 		return err
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
-		informers.WithTransform(handler.StripManagedFields))
-	broadcaster := record.NewBroadcaster(record.WithContext(runCtx))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: eventSource})
-	defer broadcaster.Shutdown()
-	defer factory.Shutdown()
-
-	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{
-		Controller: controller.Options[string]{Workers: cfg.workers, Registry: registry},
-		Ring:       ring,
-	})
+	ours, err := newOurController(base, cfg.qps, cfg.burst, cfg.workers, eventSource+"/"+cfg.id, ring, writesSent.wrap, received.wrap)
 	if err != nil {
 		return err
 	}
+	defer ours.shutdown()
+	ctrl, factory := ours.ctrl, ours.factory
 	// NewController registered the ring's sharded informers in factory.
 	stores := map[string]cache.Store{
 		"deployments": factory.Apps().V1().Deployments().Informer().GetStore(),
