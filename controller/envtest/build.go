@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/internal/childproc"
 )
 
 // Binaries is a set of built, cached control plane programs.
@@ -352,7 +354,7 @@ func runGo(ctx context.Context, gocmd, src string, args []string, log io.Writer,
 	cmd := exec.CommandContext(ctx, gocmd, args...)
 	cmd.Dir = src
 	cmd.Env = goEnv()
-	cmd.SysProcAttr = childProcAttr()
+	cmd.SysProcAttr = childproc.SysProcAttr()
 	// Cancelling kills the compilers go started too, not only go itself.
 	cmd.Cancel = func() error { return signalGroup(cmd.Process, true) }
 	out, err := cmd.StderrPipe()

@@ -10,7 +10,7 @@ import (
 
 // interrupts stops the environments of the test helpers when the test
 // binary is interrupted. go test's own timeout panics instead; then, as when
-// the binary is killed, the components die with it (see childProcAttr) and
+// the binary is killed, the components die with it (see internal/childproc) and
 // the next Start removes the leftover directory.
 var interrupts struct {
 	mu   sync.Mutex

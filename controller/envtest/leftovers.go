@@ -21,7 +21,7 @@ func writeOwner(dir string) error {
 
 // removeLeftovers deletes the instance directories of processes that died
 // without stopping their control plane (a test binary killed by its
-// timeout, say). Their components died with them (see childProcAttr); only
+// timeout, say). Their components died with them (see internal/childproc); only
 // the files remain. A directory is removed only if its owner file names a
 // process that surely no longer exists; anything unclear is left alone.
 func removeLeftovers(tmp string) {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/internal/childproc"
 )
 
 // process is one running component. Its output goes to <dir>/<name>.log.
@@ -33,7 +35,7 @@ func startProcess(dir, name, bin string, args, env []string) (*process, error) {
 	cmd.Env = env
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.SysProcAttr = childProcAttr()
+	cmd.SysProcAttr = childproc.SysProcAttr()
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)

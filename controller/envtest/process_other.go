@@ -4,11 +4,7 @@ package envtest
 
 import (
 	"os"
-	"syscall"
 )
-
-// childProcAttr has nothing to add where there are no process groups.
-func childProcAttr() *syscall.SysProcAttr { return nil }
 
 // signalGroup kills the process; without process groups there is no gentle
 // signal to send.

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlkit/ctrlkit/internal/childproc"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -67,6 +68,8 @@ func startProcess(t *testing.T, name, bin string, args ...string) *process {
 	}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Stdout, p.cmd.Stderr = out, out
+	// Dies with the test binary, even one killed by -timeout.
+	p.cmd.SysProcAttr = childproc.SysProcAttr()
 	if err := p.cmd.Start(); err != nil {
 		out.Close()
 		t.Fatalf("start %s: %v", name, err)

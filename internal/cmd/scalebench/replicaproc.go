@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/internal/childproc"
 )
 
 const (
@@ -64,6 +66,8 @@ func startReplica(self, id, dir string, args []string) (_ *replicaProcess, err e
 	p.stdin = stdinW
 	p.cmd = exec.Command(self, append([]string{replicaArg, "-id", id}, args...)...)
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = stdinR, out, logFile
+	// Dies with the benchmark, even one killed with SIGKILL.
+	p.cmd.SysProcAttr = childproc.SysProcAttr()
 	if err := p.cmd.Start(); err != nil {
 		stdinW.Close()
 		return nil, fmt.Errorf("start replica %s: %w", id, err)
