@@ -356,7 +356,7 @@ func runGo(ctx context.Context, gocmd, src string, args []string, log io.Writer,
 	cmd.Env = goEnv()
 	cmd.SysProcAttr = childproc.SysProcAttr()
 	// Cancelling kills the compilers go started too, not only go itself.
-	cmd.Cancel = func() error { return signalGroup(cmd.Process, true) }
+	cmd.Cancel = func() error { return childproc.KillGroup(cmd.Process) }
 	out, err := cmd.StderrPipe()
 	if err != nil {
 		return err

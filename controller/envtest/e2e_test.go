@@ -59,7 +59,7 @@ func TestParallelInstancesStopWithoutLeftovers(t *testing.T) {
 
 		var pids []int
 		for _, p := range env.processes() {
-			pids = append(pids, p.cmd.Process.Pid)
+			pids = append(pids, p.Pid())
 		}
 		if len(pids) != 5 {
 			t.Errorf("instance %d runs %d processes, want 5", i, len(pids))

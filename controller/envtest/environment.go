@@ -237,7 +237,7 @@ func (env *Environment) processes() []*process {
 // marked errPortInUse when its log says a port was taken.
 func (env *Environment) checkExited() error {
 	for _, p := range env.processes() {
-		if p.exited() {
+		if !p.Running() {
 			err := p.exitError()
 			if strings.Contains(err.Error(), "address already in use") {
 				return fmt.Errorf("%w: %w", errPortInUse, err)

@@ -16,10 +16,8 @@ import (
 // process is one running component. Its output goes to <dir>/<name>.log.
 type process struct {
 	name    string
-	cmd     *exec.Cmd
 	logPath string
-	done    chan struct{} // closed once the process has been reaped
-	waitErr error         // valid after done is closed
+	*childproc.Process
 }
 
 // startProcess starts bin in a process group of its own, so that stopping it
@@ -30,65 +28,32 @@ func startProcess(dir, name, bin string, args, env []string) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer logFile.Close() // the child has its own copy
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.SysProcAttr = childproc.SysProcAttr()
-	if err := cmd.Start(); err != nil {
-		_ = logFile.Close()
+	child, err := childproc.Start(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
-	go func() {
-		p.waitErr = cmd.Wait()
-		_ = logFile.Close()
-		close(p.done)
-	}()
-	return p, nil
-}
-
-// exited reports whether the process has ended.
-func (p *process) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
+	return &process{name: name, logPath: logPath, Process: child}, nil
 }
 
 // exitError describes an early exit, with the end of the log, which
 // usually says why.
 func (p *process) exitError() error {
-	return fmt.Errorf("%s exited: %v\n--- last lines of %s ---\n%s", p.name, p.waitErr, p.logPath, p.logTail(25))
+	return fmt.Errorf("%s exited: %v\n--- last lines of %s ---\n%s", p.name, p.Err(), p.logPath, p.logTail(25))
 }
 
 // stop asks the process group to terminate, kills it after grace, and returns
 // only when the process has been reaped and its group is empty (or after a
-// generous timeout, with an error naming the survivor).
+// generous timeout, with an error naming the survivor). A component killed
+// after grace is no error: its state is thrown away with the directory.
 func (p *process) stop(grace time.Duration) error {
-	pid := p.cmd.Process.Pid
-	_ = signalGroup(p.cmd.Process, false)
-	select {
-	case <-p.done:
-	case <-time.After(grace):
-		_ = signalGroup(p.cmd.Process, true)
-		select {
-		case <-p.done:
-		case <-time.After(30 * time.Second):
-			return fmt.Errorf("%s (pid %d) still running 30s after SIGKILL", p.name, pid)
-		}
-	}
-	// The leader is gone; kill anything it left in its group.
-	deadline := time.Now().Add(10 * time.Second)
-	for groupAlive(pid) {
-		_ = signalGroup(p.cmd.Process, true)
-		if time.Now().After(deadline) {
-			return fmt.Errorf("process group of %s (pgid %d) still has members", p.name, pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if _, err := p.Stop(grace); err != nil {
+		return fmt.Errorf("%s: %w", p.name, err)
 	}
 	return nil
 }

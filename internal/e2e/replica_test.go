@@ -5,7 +5,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -52,34 +50,24 @@ func buildCommand(t *testing.T, pkg string) string {
 type process struct {
 	name    string
 	logPath string
-	cmd     *exec.Cmd
-	done    chan struct{} // closed once it has exited
-	exited  time.Time     // when Wait returned; valid once done is closed
-	err     error         // Wait's error; valid once done is closed
+	*childproc.Process
 }
 
 // startProcess runs bin with args until the test ends.
 func startProcess(t *testing.T, name, bin string, args ...string) *process {
 	t.Helper()
-	p := &process{name: name, logPath: filepath.Join(t.TempDir(), name+".log"), done: make(chan struct{})}
+	p := &process{name: name, logPath: filepath.Join(t.TempDir(), name+".log")}
 	out, err := os.Create(p.logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.cmd = exec.Command(bin, args...)
-	p.cmd.Stdout, p.cmd.Stderr = out, out
+	defer out.Close() // the child has its own copy
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = out, out
 	// Dies with the test binary, even one killed by -timeout.
-	p.cmd.SysProcAttr = childproc.SysProcAttr()
-	if err := p.cmd.Start(); err != nil {
-		out.Close()
+	if p.Process, err = childproc.Start(cmd); err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
-	go func() {
-		p.err = p.cmd.Wait()
-		p.exited = time.Now()
-		out.Close()
-		close(p.done)
-	}()
 	t.Cleanup(func() {
 		if err := p.stop(15 * time.Second); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -91,28 +79,13 @@ func startProcess(t *testing.T, name, bin string, args ...string) *process {
 	return p
 }
 
-// running reports whether the process has not exited yet.
-func (p *process) running() bool {
-	select {
-	case <-p.done:
-		return false
-	default:
-		return true
-	}
-}
-
 // kill sends SIGKILL and returns when the process has exited, and when it
 // was killed.
 func (p *process) kill(t *testing.T) time.Time {
 	t.Helper()
 	at := time.Now()
-	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+	if err := p.Kill(); err != nil {
 		t.Fatalf("kill %s: %v", p.name, err)
-	}
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s has not exited 10s after SIGKILL", p.name)
 	}
 	return at
 }
@@ -122,27 +95,19 @@ func (p *process) kill(t *testing.T) time.Time {
 // killed or exited with an error after SIGTERM; nil if it had exited
 // already (whatever its status: a kill's status is expected).
 func (p *process) stop(grace time.Duration) error {
-	if !p.running() {
+	if !p.Running() {
 		return nil
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("SIGTERM: %w", err)
+	killed, err := p.Stop(grace)
+	switch {
+	case err != nil:
+		return err
+	case killed:
+		return fmt.Errorf("did not exit within %s of SIGTERM: killed", grace)
+	case p.Err() != nil:
+		return fmt.Errorf("exit after SIGTERM: %w", p.Err())
 	}
-	select {
-	case <-p.done:
-		if p.err != nil {
-			return fmt.Errorf("exit after SIGTERM: %w", p.err)
-		}
-		return nil
-	case <-time.After(grace):
-	}
-	_ = p.cmd.Process.Kill()
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		return fmt.Errorf("still running %s after SIGKILL", 10*time.Second)
-	}
-	return fmt.Errorf("did not exit within %s of SIGTERM: killed", grace)
+	return nil
 }
 
 // output is everything the process has written so far.
@@ -176,8 +141,8 @@ func (p *process) findInOutput(t *testing.T, timeout time.Duration, what string,
 			found = string(m[1])
 			return true, nil
 		}
-		if !p.running() {
-			t.Fatalf("%s exited (%v) before logging %s; its output:\n%s", p.name, p.err, what, p.tail(60))
+		if !p.Running() {
+			t.Fatalf("%s exited (%v) before logging %s; its output:\n%s", p.name, p.Err(), what, p.tail(60))
 		}
 		return false, nil
 	})

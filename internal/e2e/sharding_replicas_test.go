@@ -526,10 +526,10 @@ func (s *shardedRun) checkNoOverlap(replicas []*shardReplica) {
 	var all []reconcileInterval
 	byReplica := map[string]int{}
 	for _, r := range replicas {
-		if r.running() {
+		if r.Running() {
 			s.t.Fatalf("%s still runs: its log is not complete", r.name)
 		}
-		rs, err := parseReconciles(r.name, r.output(), r.exited)
+		rs, err := parseReconciles(r.name, r.output(), r.ExitedAt())
 		if err != nil {
 			s.t.Fatalf("reading the reconciles of %s: %v", r.name, err)
 		}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/internal/childproc"
@@ -33,11 +32,9 @@ const (
 // benchmark closing it, or dying) makes the replica exit.
 type replicaProcess struct {
 	id          string
-	cmd         *exec.Cmd
 	stdin       *os.File // the pipe's write end
 	stdout, log string   // file paths
-	exited      chan struct{}
-	waitErr     error // valid once exited is closed
+	*childproc.Process
 }
 
 // startReplica starts self as replica id with args, its files in dir.
@@ -46,7 +43,6 @@ func startReplica(self, id, dir string, args []string) (_ *replicaProcess, err e
 		id:     id,
 		stdout: filepath.Join(dir, id+".out"),
 		log:    filepath.Join(dir, id+".log"),
-		exited: make(chan struct{}),
 	}
 	out, err := os.Create(p.stdout)
 	if err != nil {
@@ -64,18 +60,13 @@ func startReplica(self, id, dir string, args []string) (_ *replicaProcess, err e
 	}
 	defer stdinR.Close()
 	p.stdin = stdinW
-	p.cmd = exec.Command(self, append([]string{replicaArg, "-id", id}, args...)...)
-	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = stdinR, out, logFile
+	cmd := exec.Command(self, append([]string{replicaArg, "-id", id}, args...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, out, logFile
 	// Dies with the benchmark, even one killed with SIGKILL.
-	p.cmd.SysProcAttr = childproc.SysProcAttr()
-	if err := p.cmd.Start(); err != nil {
+	if p.Process, err = childproc.Start(cmd); err != nil {
 		stdinW.Close()
 		return nil, fmt.Errorf("start replica %s: %w", id, err)
 	}
-	go func() {
-		p.waitErr = p.cmd.Wait()
-		close(p.exited)
-	}()
 	return p, nil
 }
 
@@ -93,47 +84,21 @@ func (p *replicaProcess) failure() error {
 	tail, _ := os.ReadFile(p.log)
 	lines := strings.Split(strings.TrimRight(string(tail), "\n"), "\n")
 	lines = lines[max(0, len(lines)-20):]
-	return fmt.Errorf("replica %s exited (%v); the end of %s:\n%s", p.id, p.waitErr, p.log, strings.Join(lines, "\n"))
+	return fmt.Errorf("replica %s exited (%v); the end of %s:\n%s", p.id, p.Err(), p.log, strings.Join(lines, "\n"))
 }
 
 // stop sends SIGTERM, waits up to bound, then kills the process, and
-// waits for it in any case: no replica outlives stop.
+// waits for it in any case: no replica outlives stop. Its error tells of a
+// kill or of a failed exit.
 func (p *replicaProcess) stop(bound time.Duration) error {
 	defer p.stdin.Close()
-	select {
-	case <-p.exited:
-		return p.exitErr()
-	default:
-	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return errors.Join(fmt.Errorf("replica %s: %w", p.id, err), p.kill())
-	}
-	timer := time.NewTimer(bound)
-	defer timer.Stop()
-	select {
-	case <-p.exited:
-		return p.exitErr()
-	case <-timer.C:
-		err := p.cmd.Process.Kill()
-		<-p.exited
-		if errors.Is(err, os.ErrProcessDone) { // it exited just now
-			return p.exitErr()
-		}
-		return errors.Join(fmt.Errorf("replica %s did not exit within %s of SIGTERM; killed", p.id, bound), err)
-	}
-}
-
-func (p *replicaProcess) kill() error {
-	err := p.cmd.Process.Kill()
-	<-p.exited
-	if errors.Is(err, os.ErrProcessDone) {
-		return nil
-	}
-	return err
-}
-
-func (p *replicaProcess) exitErr() error {
-	if p.waitErr != nil {
+	killed, err := p.Stop(bound)
+	switch {
+	case err != nil:
+		return fmt.Errorf("replica %s: %w", p.id, err)
+	case killed:
+		return fmt.Errorf("replica %s did not exit within %s of SIGTERM; killed", p.id, bound)
+	case p.Err() != nil:
 		return p.failure()
 	}
 	return nil
@@ -218,7 +183,7 @@ func (g replicaGroup) poll(ctx context.Context, timeout time.Duration, what stri
 				continue
 			}
 			select {
-			case <-p.exited:
+			case <-p.Done():
 				return p.failure()
 			default:
 			}
