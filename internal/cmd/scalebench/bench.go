@@ -227,6 +227,7 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, log io.Writer) (re
 	served := after.minus(before)
 	res.apiWrites = served.all.filter(byDeploymentController).minus(ownWrites)
 	res.apiFailed = served.failed.filter(byDeploymentController)
+	fmt.Fprintf(log, "scalebench %s: kube-apiserver's mean time to serve the Deployment controller's writes: %s\n", name, served.meanLatency(res.apiWrites))
 	if res.events, err = countEvents(ctx, client, cfg.watchNamespace()); err != nil {
 		return res, err
 	}

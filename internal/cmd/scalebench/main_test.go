@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 	appsv1 "k8s.io/api/apps/v1"
@@ -166,6 +167,13 @@ apiserver_request_total{code="409",component="apiserver",dry_run="",group="apps"
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="apps",resource="deployments",scope="resource",subresource="status",verb="PUT",version="v1"} 7
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="apps",resource="deployments",scope="namespace",subresource="",verb="LIST",version="v1"} 99
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="/healthz",verb="GET",version=""} 5
+# TYPE apiserver_request_duration_seconds histogram
+apiserver_request_duration_seconds_bucket{component="apiserver",dry_run="",group="apps",resource="deployments",scope="resource",subresource="status",verb="PUT",version="v1",le="+Inf"} 7
+apiserver_request_duration_seconds_sum{component="apiserver",dry_run="",group="apps",resource="deployments",scope="resource",subresource="status",verb="PUT",version="v1"} 0.21
+apiserver_request_duration_seconds_count{component="apiserver",dry_run="",group="apps",resource="deployments",scope="resource",subresource="status",verb="PUT",version="v1"} 7
+apiserver_request_duration_seconds_bucket{component="apiserver",dry_run="",group="apps",resource="deployments",scope="namespace",subresource="",verb="LIST",version="v1",le="+Inf"} 99
+apiserver_request_duration_seconds_sum{component="apiserver",dry_run="",group="apps",resource="deployments",scope="namespace",subresource="",verb="LIST",version="v1"} 9
+apiserver_request_duration_seconds_count{component="apiserver",dry_run="",group="apps",resource="deployments",scope="namespace",subresource="",verb="LIST",version="v1"} 99
 # TYPE apiserver_other counter
 apiserver_other 1
 `
@@ -180,11 +188,27 @@ apiserver_other 1
 	if diff := cmp.Diff(writes{{"POST", "replicasets"}: 3}, got.failed); diff != "" {
 		t.Errorf("parseWrites: failed (-want +got):\n%s", diff)
 	}
+	// Only writes are timed; the mean is over the histogram's count.
+	if got, want := got.meanLatency(got.all), "PUT deployments/status: 30.0 ms"; got != want {
+		t.Errorf("meanLatency = %q, want %q", got, want)
+	}
 	// Deltas between two scrapes drop what did not change.
-	earlier := serverWrites{all: writes{{"POST", "replicasets"}: 10, {"PUT", "deployments/status"}: 7}, failed: writes{{"POST", "replicasets"}: 1}}
+	status := writeKey{"PUT", "deployments/status"}
+	earlier := serverWrites{
+		all:    writes{{"POST", "replicasets"}: 10, status: 7},
+		failed: writes{{"POST", "replicasets"}: 1},
+		timed:  writes{status: 2}, seconds: map[writeKey]float64{status: 0.01},
+	}
 	delta := got.minus(earlier)
-	if diff := cmp.Diff(serverWrites{all: writes{{"POST", "replicasets"}: 5}, failed: writes{{"POST", "replicasets"}: 2}}, delta, cmp.AllowUnexported(serverWrites{})); diff != "" {
+	want = writes{{"POST", "replicasets"}: 5}
+	if diff := cmp.Diff(serverWrites{
+		all: want, failed: writes{{"POST", "replicasets"}: 2},
+		timed: writes{status: 5}, seconds: map[writeKey]float64{status: 0.2},
+	}, delta, cmp.AllowUnexported(serverWrites{}), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("minus (-want +got):\n%s", diff)
+	}
+	if got, want := delta.meanLatency(writes{status: 5}), "PUT deployments/status: 40.0 ms"; got != want {
+		t.Errorf("meanLatency of the delta = %q, want %q", got, want)
 	}
 	if _, err := parseWrites([]byte("apiserver_other 1\n")); err == nil || !strings.Contains(err.Error(), "no apiserver_request_total") {
 		t.Errorf("parseWrites without the metric: err = %v", err)

@@ -17,6 +17,11 @@ type writeKey struct {
 
 func (k writeKey) String() string { return k.Verb + " " + k.Resource }
 
+// compareWriteKeys orders kinds by resource, then verb.
+func compareWriteKeys(a, b writeKey) int {
+	return cmp.Or(cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.Verb, b.Verb))
+}
+
 // writes counts API writes by kind.
 type writes map[writeKey]int
 
@@ -71,9 +76,7 @@ func (w writes) String() string {
 
 // join lists the counts, sorted by resource then verb, separated by sep.
 func (w writes) join(sep string) string {
-	keys := slices.SortedFunc(maps.Keys(w), func(a, b writeKey) int {
-		return cmp.Or(cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.Verb, b.Verb))
-	})
+	keys := slices.SortedFunc(maps.Keys(w), compareWriteKeys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s: %d", k, w[k])
