@@ -175,6 +175,15 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, log io.Writer) (re
 		}()
 	}
 
+	if kind == upstream && cfg.idleInformers {
+		stopIdle, err := startIdleInformers(ctx, cp.RESTConfig(), cfg)
+		if err != nil {
+			return res, err
+		}
+		defer stopIdle()
+		fmt.Fprintf(log, "scalebench %s: our controller's informers run in this process, unread\n", name)
+	}
+
 	var replicas replicaGroup
 	if kind == sharded {
 		if replicas, err = startReplicas(cfg, cp.KubeconfigPath(), spec.replicas, cp.Dir()); err != nil {

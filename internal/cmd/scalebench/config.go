@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -40,6 +41,7 @@ type config struct {
 	dir           string
 	cpuProfile    string // file for a CPU profile of the process while ours runs
 	gogc          int    // this process's GC percent (debug.SetGCPercent), not kcm's
+	idleInformers bool   // upstream runs also run our controller's informers, unread
 	shards        int    // replicas of the sharded run; 0: no sharding runs
 	namespaces    int    // the Deployments are spread over this many
 }
@@ -86,6 +88,7 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	fs.IntVar(&c.createWorkers, "create-workers", 50, "concurrent `requests` the benchmark uses to create and patch Deployments")
 	fs.DurationVar(&c.phaseTimeout, "phase-timeout", 20*time.Minute, "give up a phase (create or rollout) after this `duration`")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (our controller, the informers and the benchmark's own work) during the ours run to `file`")
+	fs.BoolVar(&c.idleInformers, "idle-informers", false, "in upstream runs, also run in this process the informers our controller runs (Deployments, ReplicaSets, pods; protobuf, managedFields stripped) with no controller reading them: what running beside kube-controller-manager costs the control plane, without our controller")
 	fs.IntVar(&c.gogc, "gogc", 100, "GC `percent` of this process only (debug.SetGCPercent; 100 is Go's default), to see whether garbage collection in the process our controller shares with the benchmark slows it; kube-controller-manager is not affected")
 	fs.IntVar(&c.shards, "shards", 0, "run our controller as replica processes of a shard ring (controller/sharding) on control planes with the ShardedListAndWatch feature gate: first a ring of 1, then a ring of `n` (at least 2), each on a fresh control plane, and compare each replica's cached objects, heap, list and watch bytes, and the rollout times; 0: no sharding runs")
 	fs.IntVar(&c.namespaces, "namespaces", 1, "spread the Deployments round-robin over this many `namespaces` (1: all in namespace scalebench); a ring shards by namespace")
@@ -139,6 +142,9 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	}
 	if c.shards < 0 || c.shards == 1 {
 		errs = append(errs, fmt.Errorf("-shards must be 0 (off) or at least 2 (it is compared with a ring of 1), got %d", c.shards))
+	}
+	if c.idleInformers && !slices.Contains(c.controllers, upstream) || c.idleInformers && c.shards > 0 {
+		errs = append(errs, errors.New("-idle-informers applies to upstream runs only"))
 	}
 	if c.shards > 0 {
 		// The sharded runs are of our controller only, in processes of

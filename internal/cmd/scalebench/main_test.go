@@ -70,9 +70,12 @@ func TestParseFlagsSmallRun(t *testing.T) {
 	if got := cfg.nodeCount(); got != 1 {
 		t.Errorf("nodeCount() = %d, want 1", got)
 	}
-	cfg, err = parseFlags(strings.Fields("-controller upstream -nodes 3"), io.Discard)
+	cfg, err = parseFlags(strings.Fields("-controller upstream -nodes 3 -idle-informers"), io.Discard)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !cfg.idleInformers {
+		t.Error("-idle-informers not set")
 	}
 	if diff := cmp.Diff([]controllerKind{upstream}, cfg.controllers); diff != "" {
 		t.Errorf("controllers (-want +got):\n%s", diff)
@@ -92,6 +95,7 @@ func TestParseFlagsRejectsBadInput(t *testing.T) {
 		{"-qps 0 -phase-timeout 0s", []string{"-qps must be positive", "-phase-timeout must be positive"}},
 		{"-nodes -2", []string{"-nodes must not be negative"}},
 		{"-gogc 0", []string{"-gogc must be positive, got 0"}},
+		{"-controller ours -idle-informers", []string{"-idle-informers applies to upstream runs only"}},
 		{"-n many", []string{`invalid value "many" for flag -n`}},
 		{"extra", []string{`unexpected arguments ["extra"]`}},
 	} {

@@ -105,3 +105,27 @@ func startOurs(ctx context.Context, base *rest.Config, cfg config) (*runningCont
 	}
 	return &runningController{counter: counter, registry: registry, stop: stop}, nil
 }
+
+// startIdleInformers starts the informers our controller would run, built
+// as startOurs builds them, but runs no controller: whatever they cost the
+// API server and this process, an upstream run then pays too. It returns
+// once their caches have synced.
+func startIdleInformers(ctx context.Context, base *rest.Config, cfg config) (stop func(), err error) {
+	idle, err := newOurController(base, cfg.qps, cfg.burst, cfg.workers, eventSource, nil)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	stop = func() {
+		cancel()
+		idle.shutdown()
+	}
+	idle.factory.Start(runCtx.Done())
+	for typ, synced := range idle.factory.WaitForCacheSync(runCtx.Done()) {
+		if !synced {
+			stop()
+			return nil, fmt.Errorf("idle informers: the %v cache did not sync", typ)
+		}
+	}
+	return stop, nil
+}
