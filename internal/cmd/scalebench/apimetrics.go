@@ -85,18 +85,14 @@ func parseWrites(text []byte) (serverWrites, error) {
 // writeKeyOf is the kind of write a series of requestMetric or
 // latencyMetric counts, if it counts writes to a resource.
 func writeKeyOf(m *dto.Metric) (writeKey, bool) {
-	labels := map[string]string{}
-	for _, l := range m.GetLabel() {
-		labels[l.GetName()] = l.GetValue()
-	}
-	if !isWriteVerb(labels["verb"]) || labels["resource"] == "" {
+	verb, resource := labelValue(m, "verb"), labelValue(m, "resource")
+	if !isWriteVerb(verb) || resource == "" {
 		return writeKey{}, false
 	}
-	resource := labels["resource"]
-	if sub := labels["subresource"]; sub != "" {
+	if sub := labelValue(m, "subresource"); sub != "" {
 		resource += "/" + sub
 	}
-	return writeKey{Verb: labels["verb"], Resource: resource}, true
+	return writeKey{Verb: verb, Resource: resource}, true
 }
 
 // labelValue is the value of m's label name, or "".
