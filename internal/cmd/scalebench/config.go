@@ -143,7 +143,7 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	if c.shards < 0 || c.shards == 1 {
 		errs = append(errs, fmt.Errorf("-shards must be 0 (off) or at least 2 (it is compared with a ring of 1), got %d", c.shards))
 	}
-	if c.idleInformers && !slices.Contains(c.controllers, upstream) || c.idleInformers && c.shards > 0 {
+	if c.idleInformers && (c.shards > 0 || !slices.Contains(c.controllers, upstream)) {
 		errs = append(errs, errors.New("-idle-informers applies to upstream runs only"))
 	}
 	if c.shards > 0 {
