@@ -1,6 +1,8 @@
 package managerflags
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +56,37 @@ func TestRESTConfig(t *testing.T) {
 	o.Kubeconfig = filepath.Join(t.TempDir(), "missing")
 	if _, err := o.RESTConfig("tester"); err == nil || !strings.Contains(err.Error(), o.Kubeconfig) {
 		t.Errorf("missing kubeconfig: %v, want an error naming it", err)
+	}
+}
+
+// The client asks for uncompressed responses, as kube-controller-manager's
+// does: Go's transport would otherwise ask for gzip on its own.
+func TestRESTConfigAsksForNoCompression(t *testing.T) {
+	encodings := make(chan string, 1)
+	// TLS: client-go uses http.DefaultTransport, which always asks for
+	// gzip, for a plain-HTTP server with no other transport options.
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		encodings <- r.Header.Get("Accept-Encoding")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"major":"1","minor":"37"}`))
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	insecure := strings.Replace(kubeconfig, "server: https://127.0.0.1:6443", "server: "+srv.URL+"\n    insecure-skip-tls-verify: true", 1)
+	if err := os.WriteFile(path, []byte(insecure), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := Defaults("lease")
+	o.Kubeconfig = path
+	client, err := o.Client("tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Discovery().ServerVersion(); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-encodings; strings.Contains(got, "gzip") {
+		t.Errorf("Accept-Encoding %q; want no gzip", got)
 	}
 }
 

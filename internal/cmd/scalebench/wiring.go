@@ -20,7 +20,7 @@ import (
 )
 
 // ourController is our Deployment controller wired as the
-// deployment-controller binary wires it: a protobuf client, informers
+// deployment-controller binary wires it: a protobuf client without gzip, informers
 // without managedFields, core/v1 events from eventSource.
 type ourController struct {
 	ctrl     *controller.Controller[string]
@@ -37,9 +37,10 @@ type ourController struct {
 func newOurController(base *rest.Config, qps float64, burst, workers int, agent string, ring *sharding.Ring, wraps ...func(http.RoundTripper) http.RoundTripper) (*ourController, error) {
 	rc := rest.CopyConfig(base)
 	rc.QPS, rc.Burst = float32(qps), burst
-	// Protobuf, as the deployment-controller binary and
-	// kube-controller-manager send by default.
+	// Protobuf and no gzip, as the deployment-controller binary and
+	// kube-controller-manager ask by default.
 	rc.ContentType = runtime.ContentTypeProtobuf
+	rc.DisableCompression = true
 	rc.UserAgent = "ctrlkit-scalebench/" + agent
 	for _, w := range wraps {
 		rc.Wrap(w)
