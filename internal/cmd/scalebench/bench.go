@@ -210,12 +210,14 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, log io.Writer) (re
 	}
 
 	fmt.Fprintf(log, "scalebench %s: creating %d Deployments of %d replicas in %d namespaces\n", name, cfg.deployments, cfg.replicas, len(cfg.namespaceNames()))
+	cpu := newCPUReport(log, name)
 	track.startPhase(imageV1)
 	if res.create, err = runPhase(ctx, cfg, track, log, name+" create", func(ctx context.Context, i int) error {
 		return createDeployment(ctx, client, cfg.namespaceOf(i), i, cfg.replicas)
 	}); err != nil {
 		return res, err
 	}
+	cpu.phaseDone("create")
 	if res.create.available == res.create.total {
 		fmt.Fprintf(log, "scalebench %s: rolling every Deployment to a new image\n", name)
 		track.startPhase(imageV2)
@@ -224,6 +226,7 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, log io.Writer) (re
 		}); err != nil {
 			return res, err
 		}
+		cpu.phaseDone("rollout")
 	}
 
 	after, err := settledWrites(ctx, client, log)

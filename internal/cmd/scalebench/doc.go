@@ -66,6 +66,17 @@
 // both controllers). It has no code label, so a refused write's time is in
 // the mean with the others'.
 //
+// # Where the CPU goes
+//
+// Each phase logs the CPU time (user and system, from /proc; Linux only)
+// of this process, of each program it started (etcd, kube-apiserver,
+// kube-controller-manager, kube-scheduler, kwok, the ring's replicas), and
+// how busy the machine's cores were. When they are all busy, every
+// component waits on the others, and a Deployment controller's share of the
+// CPU bounds what any controller could save: in an ours run this process
+// holds our controller, in an upstream run kube-controller-manager holds
+// upstream's.
+//
 // # Sharding (-shards)
 //
 // -shards n (issue 15) runs our controller as a shard ring
