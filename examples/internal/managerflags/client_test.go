@@ -30,13 +30,20 @@ users:
     token: t
 `
 
-func TestRESTConfig(t *testing.T) {
+// writeKubeconfig writes content to a kubeconfig file of the test's and
+// returns its path.
+func writeKubeconfig(t *testing.T, content string) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+func TestRESTConfig(t *testing.T) {
 	o := Defaults("lease")
-	o.Kubeconfig = path
+	o.Kubeconfig = writeKubeconfig(t, kubeconfig)
 	cfg, err := o.RESTConfig("tester")
 	if err != nil {
 		t.Fatal(err)
@@ -71,13 +78,9 @@ func TestRESTConfigAsksForNoCompression(t *testing.T) {
 		_, _ = w.Write([]byte(`{"major":"1","minor":"37"}`))
 	}))
 	defer srv.Close()
-	path := filepath.Join(t.TempDir(), "kubeconfig")
 	insecure := strings.Replace(kubeconfig, "server: https://127.0.0.1:6443", "server: "+srv.URL+"\n    insecure-skip-tls-verify: true", 1)
-	if err := os.WriteFile(path, []byte(insecure), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	o := Defaults("lease")
-	o.Kubeconfig = path
+	o.Kubeconfig = writeKubeconfig(t, insecure)
 	client, err := o.Client("tester")
 	if err != nil {
 		t.Fatal(err)
