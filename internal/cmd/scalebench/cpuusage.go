@@ -61,36 +61,40 @@ func (s cpuSample) String() string {
 }
 
 // cpuReport logs the CPU time of each phase of a run, from one sample to
-// the next. The samples are diagnostics: one that fails is logged and the
-// run goes on.
+// the next. The samples are diagnostics: the first that fails is logged,
+// the report stops, and the run goes on.
 type cpuReport struct {
-	log  io.Writer
-	name string
-	last cpuSample
-	ok   bool
+	log    io.Writer
+	name   string
+	last   cpuSample
+	failed bool
 }
 
 // newCPUReport takes the first sample; call it as the first phase begins.
 func newCPUReport(log io.Writer, name string) *cpuReport {
 	r := &cpuReport{log: log, name: name}
-	r.last, r.ok = r.sample()
+	r.last, r.failed = r.sample()
 	return r
 }
 
 // phaseDone logs the CPU time the phase took since the previous sample.
 func (r *cpuReport) phaseDone(phase string) {
-	s, ok := r.sample()
-	if ok && r.ok {
+	if r.failed {
+		return
+	}
+	s, failed := r.sample()
+	if !failed {
 		fmt.Fprintf(r.log, "scalebench %s %s: CPU time: %s\n", r.name, phase, s.since(r.last))
 	}
-	r.last, r.ok = s, ok
+	r.last, r.failed = s, failed
 }
 
-func (r *cpuReport) sample() (cpuSample, bool) {
+// sample reads the CPU times, logging why it could not.
+func (r *cpuReport) sample() (s cpuSample, failed bool) {
 	s, err := sampleCPU()
 	if err != nil {
 		fmt.Fprintf(r.log, "scalebench %s: %v\n", r.name, err)
-		return s, false
+		return s, true
 	}
-	return s, true
+	return s, false
 }
