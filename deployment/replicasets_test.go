@@ -44,6 +44,10 @@ func TestEqualIgnoreHash(t *testing.T) {
 			tpl.Labels[appsv1.DefaultDeploymentUniqueLabelKey] = "aaa"
 			tpl.Labels["track"] = "canary"
 		}), want: false},
+		{name: "as many labels, another key", a: with(func(tpl *corev1.PodTemplateSpec) {
+			tpl.Labels = map[string]string{appsv1.DefaultDeploymentUniqueLabelKey: "aaa", "track": "canary"}
+		}), b: with(func(tpl *corev1.PodTemplateSpec) { tpl.Labels = map[string]string{"tier": "canary"} }), want: false},
+		{name: "label value differs", a: with(func(tpl *corev1.PodTemplateSpec) { tpl.Labels["app"] = "other" }), b: base(), want: false},
 		{name: "image differs", a: base(), b: with(func(tpl *corev1.PodTemplateSpec) { tpl.Spec.Containers[0].Image = "other" }), want: false},
 		{name: "annotation differs", a: base(), b: with(func(tpl *corev1.PodTemplateSpec) { tpl.Annotations = map[string]string{"a": "b"} }), want: false},
 		{name: "semantically equal quantities", a: with(cpu("1")), b: with(cpu("1000m")), want: true},
