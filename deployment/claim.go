@@ -25,11 +25,11 @@ const (
 // the way: it adopts orphans its selector matches and releases the ones it
 // owns that the selector no longer matches.
 //
-// All ReplicaSets of the namespace are looked at, not just the matching ones,
-// because the owned ones that stopped matching must be released. Any failed
+// The owned ReplicaSets are looked at, not just the matching ones, because
+// the owned ones that stopped matching must be released (claimCandidates). Any failed
 // adoption or release fails the whole pass, after trying every ReplicaSet.
 func (r *Reconciler) claimReplicaSets(ctx context.Context, d *appsv1.Deployment) ([]*appsv1.ReplicaSet, error) {
-	all, err := r.replicaSets.ReplicaSets(d.Namespace).List(labels.Everything())
+	all, err := r.claimCandidates(d)
 	if err != nil {
 		return nil, err
 	}

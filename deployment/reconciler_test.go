@@ -40,25 +40,32 @@ type syncRig struct {
 	r           *Reconciler
 }
 
-func newSyncRig(t testing.TB) *syncRig {
+// newSyncRig builds a Reconciler as NewController does, the ReplicaSet
+// index included; configure changes its Config first.
+func newSyncRig(t testing.TB, configure ...func(*Config)) *syncRig {
 	t.Helper()
 	g := &syncRig{
 		t:           t,
 		client:      fake.NewClientset(),
 		deployments: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}),
-		replicaSets: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}),
+		replicaSets: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, ReplicaSetControllerIndexName: ReplicaSetControllerIndex}),
 		pods:        cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{PodControllerIndexName: PodControllerIndex}),
 		recorder:    record.NewFakeRecorder(100),
 		clock:       clocktesting.NewFakeClock(testEpoch.Add(time.Hour)),
 	}
-	r, err := New(Config{
-		Client:      g.client,
-		Deployments: appslisters.NewDeploymentLister(g.deployments),
-		ReplicaSets: appslisters.NewReplicaSetLister(g.replicaSets),
-		Pods:        g.pods,
-		Recorder:    g.recorder,
-		Clock:       g.clock,
-	})
+	cfg := Config{
+		Client:          g.client,
+		Deployments:     appslisters.NewDeploymentLister(g.deployments),
+		ReplicaSets:     appslisters.NewReplicaSetLister(g.replicaSets),
+		ReplicaSetIndex: g.replicaSets,
+		Pods:            g.pods,
+		Recorder:        g.recorder,
+		Clock:           g.clock,
+	}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	r, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -271,6 +278,7 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"no pods", func(c *Config) { c.Pods = nil }, "missing Pods indexer"},
 		{"pods without the controller index", func(c *Config) { c.Pods = plain }, `has no "podController" index`},
 		{"no recorder", func(c *Config) { c.Recorder = nil }, "missing Recorder"},
+		{"replica set index without the controller index", func(c *Config) { c.ReplicaSetIndex = plain }, `has no "replicaSetController" index`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -115,11 +115,15 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 	if err := AddPodControllerIndex(podInformer.Informer()); err != nil {
 		return nil, nil, fmt.Errorf("deployment: %w", err)
 	}
+	if err := AddReplicaSetControllerIndex(rsShared); err != nil {
+		return nil, nil, fmt.Errorf("deployment: %w", err)
+	}
 
 	r, err := New(Config{
 		Client:                   client,
 		Deployments:              dInformer.Lister(),
 		ReplicaSets:              rsInformer.Lister(),
+		ReplicaSetIndex:          rsShared.GetIndexer(),
 		Pods:                     podInformer.Informer().GetIndexer(),
 		Recorder:                 recorder,
 		Clock:                    opts.Controller.Clock,
