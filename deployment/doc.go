@@ -16,10 +16,14 @@
 // A Config holds a kubernetes.Interface for the writes, listers for
 // Deployments and ReplicaSets, the pod informer's indexer carrying the
 // PodControllerIndex index (AddPodControllerIndex adds it), an event recorder
-// and optionally a clock. The Reconciler keeps no state between calls, starts
-// no goroutines and reads no globals or feature gates; the one behaviour
-// switch upstream takes from a feature gate, status.terminatingReplicas, is
-// Config.TrackTerminatingReplicas.
+// and optionally a clock and the ReplicaSet informer's indexer carrying
+// ReplicaSetControllerIndex (AddReplicaSetControllerIndex): with it a pass
+// reads its own ReplicaSets and the orphans rather than every ReplicaSet of
+// the namespace (with 1,000 Deployments in one namespace, the scan was about
+// half of the controller's CPU). The Reconciler keeps no state between
+// calls, starts no goroutines and reads no globals or feature gates; the one
+// behaviour switch upstream takes from a feature gate,
+// status.terminatingReplicas, is Config.TrackTerminatingReplicas.
 //
 // Reconcile(ctx, "namespace/name") runs one pass. It never touches a queue:
 // a rollout that is stalled but not yet past its progress deadline returns a
