@@ -47,11 +47,18 @@ func replicaSetPodsKey(rs *appsv1.ReplicaSet) string {
 // PodControllerIndexName, unless an index of that name is already there. It
 // must be called before the informer starts.
 func AddPodControllerIndex(podInformer cache.SharedIndexInformer) error {
-	if _, exists := podInformer.GetIndexer().GetIndexers()[PodControllerIndexName]; exists {
+	return addIndex(podInformer, PodControllerIndexName, PodControllerIndex)
+}
+
+// addIndex adds index to informer under name, unless an index of that name
+// is already there (an informer shared with upstream's controllers, or
+// passed twice).
+func addIndex(informer cache.SharedIndexInformer, name string, index cache.IndexFunc) error {
+	if _, exists := informer.GetIndexer().GetIndexers()[name]; exists {
 		return nil
 	}
-	if err := podInformer.AddIndexers(cache.Indexers{PodControllerIndexName: PodControllerIndex}); err != nil {
-		return fmt.Errorf("adding the %q pod index: %w", PodControllerIndexName, err)
+	if err := informer.AddIndexers(cache.Indexers{name: index}); err != nil {
+		return fmt.Errorf("adding the %q index: %w", name, err)
 	}
 	return nil
 }

@@ -1,8 +1,6 @@
 package deployment
 
 import (
-	"fmt"
-
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -34,13 +32,7 @@ func ReplicaSetControllerIndex(obj any) ([]string, error) {
 // ReplicaSet informer under ReplicaSetControllerIndexName, unless an index of
 // that name is already there. It must be called before the informer starts.
 func AddReplicaSetControllerIndex(rsInformer cache.SharedIndexInformer) error {
-	if _, exists := rsInformer.GetIndexer().GetIndexers()[ReplicaSetControllerIndexName]; exists {
-		return nil
-	}
-	if err := rsInformer.AddIndexers(cache.Indexers{ReplicaSetControllerIndexName: ReplicaSetControllerIndex}); err != nil {
-		return fmt.Errorf("adding the %q ReplicaSet index: %w", ReplicaSetControllerIndexName, err)
-	}
-	return nil
+	return addIndex(rsInformer, ReplicaSetControllerIndexName, ReplicaSetControllerIndex)
 }
 
 // claimCandidates returns the ReplicaSets of d's namespace whose ownership a
