@@ -26,8 +26,9 @@ const (
 // owns that the selector no longer matches.
 //
 // The owned ReplicaSets are looked at, not just the matching ones, because
-// the owned ones that stopped matching must be released (claimCandidates). Any failed
-// adoption or release fails the whole pass, after trying every ReplicaSet.
+// the owned ones that stopped matching must be released (claimCandidates).
+// Any failed adoption or release fails the whole pass, after trying every
+// ReplicaSet.
 func (r *Reconciler) claimReplicaSets(ctx context.Context, d *appsv1.Deployment) ([]*appsv1.ReplicaSet, error) {
 	all, err := r.claimCandidates(d)
 	if err != nil {

@@ -61,12 +61,10 @@ func TestClaimWithIndexMatchesScan(t *testing.T) {
 	world := func() []*appsv1.ReplicaSet {
 		d := newDeployment("foo", 1)
 		other := newDeployment("bar", 1)
-		var rss []*appsv1.ReplicaSet
-		rss = append(rss,
-			newReplicaSet(d, "kept", 1, 0),
-			orphan(newReplicaSet(d, "adopt", 1, 0)),
-			newReplicaSet(other, "others", 1, 0), // same labels, another controller
-		)
+		kept := newReplicaSet(d, "kept", 1, 0)
+		others := newReplicaSet(other, "others", 1, 0)
+		others.Labels = kept.Labels // selected by foo too, but bar's
+		rss := []*appsv1.ReplicaSet{kept, orphan(newReplicaSet(d, "adopt", 1, 0)), others}
 		released := newReplicaSet(d, "release", 1, 0)
 		released.Labels = map[string]string{"app": "other"}
 		unmatched := orphan(newReplicaSet(d, "unmatched", 1, 0))
