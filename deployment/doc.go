@@ -105,11 +105,14 @@
 //   - Objects the API server never serves: a nil spec.replicas counts as 1
 //     (its default) and a Deployment without a selector fails its pass with
 //     an error, where upstream dereferences nil pointers and panics.
-//   - A status or spec write gives the pass's working copy the
-//     resourceVersion it produced. Upstream writes status twice from one
-//     copy in the pass that creates a new ReplicaSet, and the second write
-//     fails with 409 Conflict on every rollout; here it lands. The requests
-//     are the same, but for their resourceVersion.
+//   - A write the API server is certain to refuse is not sent. Upstream
+//     writes status twice from one copy in the pass that creates a new
+//     ReplicaSet, and the second write goes out on the resourceVersion the
+//     first replaced: it fails with 409 Conflict on every rollout, and the
+//     Deployment is retried rate limited. Here the pass fails with that
+//     Conflict without sending the request, and is retried the same way. A
+//     server that keeps resourceVersions as they are (a fake clientset) gets
+//     every request upstream sends.
 //
 // Everything else is meant to decide as upstream does, odd values included:
 // an int32 overflow wraps where upstream's wraps, an annotation beyond an

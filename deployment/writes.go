@@ -44,29 +44,21 @@ func (r *Reconciler) deleteReplicaSet(ctx context.Context, rs *appsv1.ReplicaSet
 }
 
 func (r *Reconciler) updateDeployment(ctx context.Context, d *appsv1.Deployment) (*appsv1.Deployment, error) {
+	if err := supersededInPass(ctx, d); err != nil {
+		return nil, err
+	}
 	updated, err := r.client.AppsV1().Deployments(d.Namespace).Update(ctx, d, metav1.UpdateOptions{})
-	carryResourceVersion(d, updated, err)
+	notePassWrite(ctx, d, updated, err)
 	return recorded(ctx, r.deploymentInformer, updated, err)
 }
 
 func (r *Reconciler) updateDeploymentStatus(ctx context.Context, d *appsv1.Deployment) (*appsv1.Deployment, error) {
-	updated, err := r.client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
-	carryResourceVersion(d, updated, err)
-	return recorded(ctx, r.deploymentInformer, updated, err)
-}
-
-// carryResourceVersion gives d, the pass's working copy that was just
-// written, the resourceVersion the write produced. Upstream drops the
-// result of the status write that records a new ReplicaSet's revision, and
-// writes status again later in the same pass from the same copy, with the
-// old resourceVersion: on every rollout that second write is refused with
-// 409 Conflict and the Deployment is requeued through the rate limiter.
-// With the version carried, the second write is the same request on the
-// current version, and it lands. Nothing the pass decides from changes.
-func carryResourceVersion(d, written *appsv1.Deployment, err error) {
-	if err == nil && written != nil {
-		d.ResourceVersion = written.ResourceVersion
+	if err := supersededInPass(ctx, d); err != nil {
+		return nil, err
 	}
+	updated, err := r.client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
+	notePassWrite(ctx, d, updated, err)
+	return recorded(ctx, r.deploymentInformer, updated, err)
 }
 
 // recorded records written, the object a successful write returned, against
