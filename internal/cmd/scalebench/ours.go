@@ -63,6 +63,9 @@ func (c *runningController) summary() string {
 	for _, m := range families["controller_runtime_reconcile_cache_hold_timeouts_total"].GetMetric() {
 		parts = append(parts, fmt.Sprintf("cache holds that hit the bound: %.0f", m.GetCounter().GetValue()))
 	}
+	for _, m := range families[eventsRecordedName].GetMetric() {
+		parts = append(parts, fmt.Sprintf("events recorded: %.0f", m.GetCounter().GetValue()))
+	}
 	return strings.Join(parts, ", ")
 }
 

@@ -59,7 +59,7 @@ func newOurController(base *rest.Config, qps float64, burst, workers int, agent 
 		factory.Shutdown()
 	}
 	registry := prometheus.NewRegistry()
-	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{
+	ctrl, _, err := deployment.NewController(client, factory, newCountingRecorder(recorder, registry), deployment.Options{
 		Controller: controller.Options[string]{Workers: workers, Registry: registry},
 		Ring:       ring,
 	})
