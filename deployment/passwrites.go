@@ -28,16 +28,17 @@ import (
 // passWritesKey is the context key of a pass's *passWrites.
 type passWritesKey struct{}
 
-// passWrites holds the resourceVersions of the pass's Deployment that the
-// pass's own writes replaced.
+// passWrites holds the resourceVersion of the pass's Deployment that a
+// write of the pass replaced, or "". The pass's working copy keeps the
+// version it was read at, so there is at most one.
 type passWrites struct {
-	superseded map[string]bool
+	replaced string
 }
 
 // withPassWrites returns ctx with an empty record of a pass's writes. A
 // context without one predicts nothing: every write is sent.
 func withPassWrites(ctx context.Context) context.Context {
-	return context.WithValue(ctx, passWritesKey{}, &passWrites{superseded: map[string]bool{}})
+	return context.WithValue(ctx, passWritesKey{}, &passWrites{})
 }
 
 // notePassWrite records that a write of d, the pass's working copy,
@@ -47,14 +48,14 @@ func notePassWrite(ctx context.Context, d, written *appsv1.Deployment, err error
 	if w == nil || err != nil || written == nil || written.ResourceVersion == d.ResourceVersion {
 		return
 	}
-	w.superseded[d.ResourceVersion] = true
+	w.replaced = d.ResourceVersion
 }
 
 // supersededInPass returns the Conflict the API server would answer a write
 // of d with, if a write earlier in the pass replaced d's resourceVersion.
 func supersededInPass(ctx context.Context, d *appsv1.Deployment) error {
 	w, _ := ctx.Value(passWritesKey{}).(*passWrites)
-	if w == nil || !w.superseded[d.ResourceVersion] {
+	if w == nil || w.replaced == "" || w.replaced != d.ResourceVersion {
 		return nil
 	}
 	return apierrors.NewConflict(schema.GroupResource{Group: appsv1.GroupName, Resource: "deployments"}, d.Name,
