@@ -170,7 +170,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (controller.Resu
 		return controller.Result{}, err
 	}
 
-	res, err := r.syncDeployment(withPassWrites(ctx), cached.DeepCopy())
+	ctx = withPassWrites(ctx)
+	res, err := r.syncDeployment(ctx, cached.DeepCopy())
+	err = passError(ctx, cached, err)
 	if isNamespaceTerminating(err) {
 		return controller.Result{}, controller.TerminalError(err)
 	}
