@@ -109,11 +109,10 @@
 //     writes status twice from one copy in the pass that creates a new
 //     ReplicaSet, and the second write goes out on the resourceVersion the
 //     first replaced: it fails with 409 Conflict on every rollout, and the
-//     Deployment is retried rate limited. Here the request is not sent and
-//     the pass succeeds: the first write's own update event brings the next
-//     pass, which upstream's retry would have run. A server that keeps
-//     resourceVersions as they are (a fake clientset) gets every request
-//     upstream sends.
+//     Deployment is retried rate limited. Here the pass fails with that
+//     Conflict without sending the request, and is retried the same way. A
+//     server that keeps resourceVersions as they are (a fake clientset) gets
+//     every request upstream sends.
 //
 // Everything else is meant to decide as upstream does, odd values included:
 // an int32 overflow wraps where upstream's wraps, an annotation beyond an

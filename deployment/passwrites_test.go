@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
@@ -13,9 +14,8 @@ import (
 // creates a ReplicaSet writes the revision to the Deployment's status and
 // then would write the rollout status from the same copy, on the version
 // the first write replaced: upstream sends that request and is refused
-// with a Conflict, and retries. Ours does not send it and the pass succeeds:
-// the next pass, which the first write's own event brings, runs on a fresh
-// cache and writes the status.
+// with a Conflict. Ours fails the pass with the same Conflict without
+// sending it, and the next pass, on a fresh cache, writes the status.
 // (TestReconcileCreatesReplicaSet shows both requests sent to a fake that
 // keeps resourceVersions as they are, as upstream sends them.)
 func TestReconcileDoesNotSendAWriteItsPassSuperseded(t *testing.T) {
@@ -25,8 +25,9 @@ func TestReconcileDoesNotSendAWriteItsPassSuperseded(t *testing.T) {
 	g.add(d)
 	name := "foo-" + PodTemplateHash(&d.Spec.Template, nil)
 
-	if res := g.mustReconcile(d); !res.IsZero() {
-		t.Errorf("first pass asked for %+v, want nothing: the status write's own event brings the next pass", res)
+	_, err := g.reconcile(d)
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("first pass: err = %v, want the Conflict the API server would answer", err)
 	}
 	assertWrites(t, g.writes(), "create replicasets "+name, "update deployments/status foo")
 	served, err := g.client.AppsV1().Deployments(testNamespace).Get(g.ctx(), "foo", metav1.GetOptions{})

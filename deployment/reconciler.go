@@ -170,9 +170,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (controller.Resu
 		return controller.Result{}, err
 	}
 
-	ctx = withPassWrites(ctx)
-	res, err := r.syncDeployment(ctx, cached.DeepCopy())
-	err = passError(ctx, cached, err)
+	res, err := r.syncDeployment(withPassWrites(ctx), cached.DeepCopy())
 	if isNamespaceTerminating(err) {
 		return controller.Result{}, controller.TerminalError(err)
 	}
