@@ -6,7 +6,7 @@ GO ?= go
 NESTED := internal/benchmarks internal/upstreamcheck internal/cpbuild internal/envtestuser
 E2E_TIMEOUT ?= 45m
 
-.PHONY: all demo test check vet unit upstream upstream-long e2e bench fuzz cluster scalebench scalebench-shards
+.PHONY: all demo test check vet sizes unit upstream upstream-long e2e bench fuzz cluster scalebench scalebench-shards
 
 all: test
 
@@ -21,7 +21,12 @@ test: vet unit upstream e2e
 ## check: the fast part of test (no control plane).
 check: vet unit
 
-vet:
+## sizes: no tracked file over 1 MiB: build outputs (binaries, profiles) belong in .gitignore.
+sizes:
+	@big=$$(git ls-files -z | xargs -0 -r stat -c '%s %n' | awk '$$1 > 1048576 {print "  " $$2 " (" $$1 " bytes)"}'); \
+	  if [ -n "$$big" ]; then echo "tracked files over 1 MiB:"; echo "$$big"; exit 1; fi
+
+vet: sizes
 	@files=$$(git ls-files '*.go'); out=$$(gofmt -l $$files); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
