@@ -61,9 +61,9 @@ func testReadsOwnWrites(t *testing.T, deploymentDelay, replicaSetDelay time.Dura
 	if n := countCreates(env.WriteActions(), "replicasets"); n != 1 {
 		t.Errorf("%d ReplicaSet creates, want 1: a pass read a cache without the ReplicaSet it had created", n)
 	}
-	// The first pass writes status once (after the create) and does not
-	// send the second, which its first superseded (passwrites.go). Any
-	// conflict is a pass that read a stale Deployment.
+	// The first pass writes status twice, the second on the
+	// resourceVersion the first returned (writes.go). Any conflict is a
+	// pass that read a stale Deployment.
 	if n := staleStatusUpdates.Load(); n != 0 {
 		t.Errorf("%d status updates from a stale Deployment, want 0", n)
 	}

@@ -170,7 +170,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (controller.Resu
 		return controller.Result{}, err
 	}
 
-	res, err := r.syncDeployment(withPassWrites(ctx), cached.DeepCopy())
+	res, err := r.syncDeployment(ctx, cached.DeepCopy())
 	if isNamespaceTerminating(err) {
 		return controller.Result{}, controller.TerminalError(err)
 	}

@@ -44,21 +44,30 @@ func (r *Reconciler) deleteReplicaSet(ctx context.Context, rs *appsv1.ReplicaSet
 }
 
 func (r *Reconciler) updateDeployment(ctx context.Context, d *appsv1.Deployment) (*appsv1.Deployment, error) {
-	if err := supersededInPass(ctx, d); err != nil {
-		return nil, err
-	}
 	updated, err := r.client.AppsV1().Deployments(d.Namespace).Update(ctx, d, metav1.UpdateOptions{})
-	notePassWrite(ctx, d, updated, err)
+	carryResourceVersion(d, updated, err)
 	return recorded(ctx, r.deploymentInformer, updated, err)
 }
 
 func (r *Reconciler) updateDeploymentStatus(ctx context.Context, d *appsv1.Deployment) (*appsv1.Deployment, error) {
-	if err := supersededInPass(ctx, d); err != nil {
-		return nil, err
-	}
 	updated, err := r.client.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
-	notePassWrite(ctx, d, updated, err)
+	carryResourceVersion(d, updated, err)
 	return recorded(ctx, r.deploymentInformer, updated, err)
+}
+
+// carryResourceVersion gives d, the pass's working copy that was just
+// written, the resourceVersion the API server returned for it. Upstream
+// drops what its writes return: the pass that creates a ReplicaSet writes
+// the Deployment's status (the new revision) and later writes it again from
+// the same copy, on the resourceVersion the first write replaced, so on a
+// real API server that second write is refused with 409 Conflict on every
+// rollout, and the Deployment is retried through the rate limiter. With the
+// version carried the second request is the same but for its
+// resourceVersion, and it lands. Nothing the pass decides changes.
+func carryResourceVersion(d, written *appsv1.Deployment, err error) {
+	if err == nil && written != nil {
+		d.ResourceVersion = written.ResourceVersion
+	}
 }
 
 // recorded records written, the object a successful write returned, against
