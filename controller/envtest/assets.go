@@ -102,6 +102,38 @@ type assets struct {
 	stages   string            // kwok stage folder, when kwok is used from there
 }
 
+// add takes the programs of b.
+func (a *assets) add(b assets) {
+	for n, p := range b.paths {
+		a.paths[n] = p
+	}
+	for m, v := range b.versions {
+		a.versions[m] = v
+	}
+	if b.stages != "" {
+		a.stages = b.stages
+	}
+}
+
+// binaries is the set of programs found, in dir or at their paths, with
+// cached's for the others (nil when there are none).
+func (a assets) binaries(dir string, cached *Binaries) *Binaries {
+	b := &Binaries{Dir: dir, Versions: map[string]string{}, Paths: a.paths, Stages: a.stages}
+	if cached != nil {
+		b.Dir = cached.Dir
+		for m, v := range cached.Versions {
+			b.Versions[m] = v
+		}
+		if b.Stages == "" {
+			b.Stages = cached.Stages
+		}
+	}
+	for m, v := range a.versions {
+		b.Versions[m] = v
+	}
+	return b
+}
+
 // findAssets looks for the programs of need in dir, checks each one's
 // version against pinned, and returns those it will use and those still to
 // provide. Every finding is logged in one line: where a program comes from,

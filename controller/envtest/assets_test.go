@@ -77,6 +77,13 @@ func noBuild(t *testing.T) func(context.Context, string, []program, io.Writer) (
 	}
 }
 
+// noSources sets $KUBEBUILDER_ASSETS to assets and turns downloads off,
+// so a test sees only the sources it sets up.
+func noSources(t *testing.T, assets string) {
+	t.Setenv(AssetsEnv, assets)
+	t.Setenv(DownloadEnv, "off")
+}
+
 func TestPinnedVersionsReadTheBuildModule(t *testing.T) {
 	v := pinnedVersions(buildGoMod)
 	for _, m := range []string{kubernetesModule, etcdModule, kwokModule} {
@@ -102,7 +109,7 @@ func TestProgramVersionReadsEachProgramsWords(t *testing.T) {
 }
 
 func TestBinaryAssetsDirectoryProvidesAPIServerOnly(t *testing.T) {
-	t.Setenv(AssetsEnv, "")
+	noSources(t, "")
 	dir := makeAssets(t, "etcd", "kube-apiserver")
 	var log bytes.Buffer
 	b, err := EnsureBinaries(t.Context(), Options{BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, buildFunc: noBuild(t)})
@@ -124,7 +131,7 @@ func TestBinaryAssetsDirectoryProvidesAPIServerOnly(t *testing.T) {
 
 func TestKubebuilderAssetsIsHonoured(t *testing.T) {
 	dir := makeAssets(t, "etcd", "kube-apiserver", "kubectl")
-	t.Setenv(AssetsEnv, dir)
+	noSources(t, dir)
 	var log bytes.Buffer
 	b, err := EnsureBinaries(t.Context(), Options{Kubectl: true, CacheDir: t.TempDir(), Log: &log, buildFunc: noBuild(t)})
 	if err != nil {
@@ -141,7 +148,7 @@ func TestKubebuilderAssetsIsHonoured(t *testing.T) {
 // A Full environment takes what the assets directory has (setup-envtest
 // installs etcd, kube-apiserver and kubectl) and builds the rest.
 func TestMissingAssetsAreBuilt(t *testing.T) {
-	t.Setenv(AssetsEnv, "")
+	noSources(t, "")
 	dir := makeAssets(t, "etcd", "kube-apiserver", "kubectl")
 	cache := t.TempDir()
 	var log bytes.Buffer
@@ -169,7 +176,7 @@ func TestMissingAssetsAreBuilt(t *testing.T) {
 }
 
 func TestKwokWithoutStagesIsBuilt(t *testing.T) {
-	t.Setenv(AssetsEnv, "")
+	noSources(t, "")
 	dir := makeAssets(t, "etcd", "kube-apiserver", "kube-scheduler", "kube-controller-manager", "kwok")
 	var log bytes.Buffer
 	var rb recordingBuilder
@@ -192,7 +199,7 @@ func TestKwokWithoutStagesIsBuilt(t *testing.T) {
 }
 
 func TestVersionMismatch(t *testing.T) {
-	t.Setenv(AssetsEnv, "")
+	noSources(t, "")
 	dir := makeAssets(t, "etcd")
 	writeVersionScript(t, dir, "kube-apiserver", "Kubernetes v1.30.0")
 	pinned := pinnedVersions(buildGoMod)[kubernetesModule]
@@ -227,7 +234,7 @@ func TestVersionMismatch(t *testing.T) {
 }
 
 func TestUnrunnableAssetIsBuilt(t *testing.T) {
-	t.Setenv(AssetsEnv, "")
+	noSources(t, "")
 	dir := makeAssets(t, "etcd")
 	if err := os.WriteFile(filepath.Join(dir, "kube-apiserver"), []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -245,7 +252,7 @@ func TestUnrunnableAssetIsBuilt(t *testing.T) {
 // Without an assets directory everything the options need is built, and
 // the log says how to avoid it. kubectl only when asked for.
 func TestNoAssetsBuildsWhatTheOptionsNeed(t *testing.T) {
-	t.Setenv(AssetsEnv, "")
+	noSources(t, "")
 	for _, tc := range []struct {
 		opts Options
 		want []string
@@ -264,7 +271,7 @@ func TestNoAssetsBuildsWhatTheOptionsNeed(t *testing.T) {
 		if !slices.Equal(rb.asked, tc.want) {
 			t.Errorf("%+v: built %v, want %v", tc.opts.Mode, rb.asked, tc.want)
 		}
-		if !strings.Contains(log.String(), "no ready-made binaries (set "+AssetsEnv) {
+		if !strings.Contains(log.String(), "(set "+AssetsEnv) {
 			t.Errorf("the log does not say how to use ready-made binaries:\n%s", log.String())
 		}
 	}

@@ -130,29 +130,58 @@ func CacheDir() (string, error) {
 func EnsureBinaries(ctx context.Context, opts Options) (*Binaries, error) {
 	log := opts.log()
 	need := opts.programs()
-	var found assets
-	dir := opts.assetsDir()
-	if dir != "" {
-		found, need = findAssets(ctx, dir, need, pinnedVersions(buildGoMod), opts.VersionMismatch, log)
-		if len(found.paths) > 0 {
-			fmt.Fprintf(log, "envtest: using %s from %s (%s)\n", strings.Join(sortedNames(found.paths), ", "), dir, opts.assetsSource())
+	pinned := pinnedVersions(buildGoMod)
+	found := assets{paths: map[string]string{}, versions: map[string]string{}}
+	srcDir := ""
+	if dir := opts.assetsDir(); dir != "" {
+		var a assets
+		a, need = findAssets(ctx, dir, need, pinned, opts.VersionMismatch, log)
+		found.add(a)
+		srcDir = dir
+		if len(a.paths) > 0 {
+			fmt.Fprintf(log, "envtest: using %s from %s (%s)\n", strings.Join(sortedNames(a.paths), ", "), dir, opts.assetsSource())
 		}
 	}
 	if len(need) == 0 {
-		return &Binaries{Dir: dir, Versions: found.versions, Paths: found.paths, Stages: found.stages}, nil
+		return found.binaries(srcDir, nil), nil
 	}
-	b, err := cachedBinaries(ctx, opts, need, dir == "")
-	if err != nil || len(found.paths) == 0 {
-		return b, err
+	base := opts.CacheDir
+	if base == "" {
+		var err error
+		if base, err = CacheDir(); err != nil {
+			return nil, err
+		}
 	}
-	versions := map[string]string{}
-	for m, v := range b.Versions {
-		versions[m] = v
+	cacheDir := filepath.Join(base, cacheKey(buildGoMod, buildGoSum))
+	if b, err := loadBinaries(cacheDir, need); err == nil {
+		return found.binaries(srcDir, b), nil
 	}
-	for m, v := range found.versions {
-		versions[m] = v
+	if opts.downloadsOn() {
+		k8s := pinned[kubernetesModule]
+		dl := filepath.Join(base, "downloads", fmt.Sprintf("%s-%s-%s", k8s, runtime.GOOS, runtime.GOARCH))
+		fmt.Fprintf(log, "envtest: downloading official release binaries of Kubernetes %s into %s (%s=off turns this off)\n", k8s, dl, DownloadEnv)
+		got, rest := download(ctx, opts, dl, k8s, need, log)
+		need = rest
+		if len(got) > 0 {
+			a, bad := findAssets(ctx, dl, got, pinned, opts.VersionMismatch, log)
+			found.add(a)
+			need = append(need, bad...)
+			if srcDir == "" {
+				srcDir = dl
+			}
+			if len(a.paths) > 0 {
+				fmt.Fprintf(log, "envtest: using %s, downloaded into %s\n", strings.Join(sortedNames(a.paths), ", "), dl)
+			}
+		}
+		if len(need) == 0 {
+			return found.binaries(srcDir, nil), nil
+		}
 	}
-	return &Binaries{Dir: b.Dir, Versions: versions, Paths: found.paths, Stages: found.stages}, nil
+	b, err := cachedBinaries(ctx, opts, cacheDir, need, opts.assetsDir() == "")
+	if err != nil {
+		return nil, err
+	}
+	return found.binaries(srcDir, b), nil
 }
 
 func sortedNames(m map[string]string) []string {
@@ -164,23 +193,12 @@ func sortedNames(m map[string]string) []string {
 	return names
 }
 
-// cachedBinaries returns the programs of need from the binary cache,
-// building the missing ones. noAssets says that no assets directory was
-// given, which the build's first line then suggests.
-func cachedBinaries(ctx context.Context, opts Options, need []program, noAssets bool) (*Binaries, error) {
+// cachedBinaries returns the programs of need from the binary cache dir,
+// building the missing ones under a file lock. noAssets says that no
+// assets directory was given, which the build's first line then suggests.
+func cachedBinaries(ctx context.Context, opts Options, dir string, need []program, noAssets bool) (*Binaries, error) {
 	log := opts.log()
-	base := opts.CacheDir
-	if base == "" {
-		var err error
-		if base, err = CacheDir(); err != nil {
-			return nil, err
-		}
-	}
-	dir := filepath.Join(base, cacheKey(buildGoMod, buildGoSum))
-	if b, err := loadBinaries(dir, need); err == nil {
-		return b, nil
-	}
-	if err := os.MkdirAll(base, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, err
 	}
 	unlock, err := lockFile(ctx, dir+".lock", func() {
@@ -194,7 +212,7 @@ func cachedBinaries(ctx context.Context, opts Options, need []program, noAssets 
 		return b, nil // built by whoever held the lock
 	}
 	if noAssets {
-		fmt.Fprintf(log, "envtest: no ready-made binaries (set %s or Options.BinaryAssetsDirectory to a directory of them, as setup-envtest makes)\n", AssetsEnv)
+		fmt.Fprintf(log, "envtest: no ready-made binaries for %s (set %s or Options.BinaryAssetsDirectory to a directory of them, as setup-envtest makes)\n", names(need), AssetsEnv)
 	}
 	return opts.builder()(ctx, dir, need, log)
 }

@@ -116,6 +116,22 @@ type Options struct {
 	// (the zero value) or BuildPinned.
 	VersionMismatch VersionMismatch
 
+	// NoDownload turns off downloads of official release binaries (see
+	// DownloadEnv for the default). When on, the programs the assets
+	// directory and the binary cache lack are downloaded (etcd,
+	// kube-apiserver and kubectl from the envtest release index;
+	// kube-scheduler and kube-controller-manager from the Kubernetes
+	// release), each digest verified before use, into
+	// CacheDir/downloads/<version>-<os>-<arch>. What cannot be downloaded is
+	// built, with the reason logged in one line.
+	NoDownload bool
+
+	// ReleaseIndexURL and KubernetesReleaseURL replace
+	// DefaultReleaseIndexURL and DefaultKubernetesReleaseURL (a mirror, or a
+	// local server in tests).
+	ReleaseIndexURL      string
+	KubernetesReleaseURL string
+
 	// Kubectl asks for kubectl too (for Environment.Kubectl); it is not
 	// needed to run the control plane, so it is otherwise neither looked
 	// for nor built.
