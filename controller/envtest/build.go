@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -28,14 +29,29 @@ type Binaries struct {
 	// Versions maps each pinned module (k8s.io/kubernetes, go.etcd.io/etcd/server/v3,
 	// sigs.k8s.io/kwok) whose programs are built to its version.
 	Versions map[string]string
+	// Paths maps a program's name to its path where it is not in Dir: a
+	// program taken from an assets directory (Options.BinaryAssetsDirectory).
+	Paths map[string]string
+	// Stages, when set, is the kwok stage folder in place of Dir/stages.
+	Stages string
 }
 
 // Path returns the path of one program: "etcd", "kube-apiserver",
 // "kube-controller-manager", "kube-scheduler", "kubectl" or "kwok".
-func (b *Binaries) Path(name string) string { return filepath.Join(b.Dir, exeName(name)) }
+func (b *Binaries) Path(name string) string {
+	if p, ok := b.Paths[name]; ok {
+		return p
+	}
+	return filepath.Join(b.Dir, exeName(name))
+}
 
 // StagesDir holds the kwok stage files, copied from the kwok module.
-func (b *Binaries) StagesDir() string { return filepath.Join(b.Dir, "stages") }
+func (b *Binaries) StagesDir() string {
+	if b.Stages != "" {
+		return b.Stages
+	}
+	return filepath.Join(b.Dir, "stages")
+}
 
 // KubernetesVersion is the version the Kubernetes programs report.
 func (b *Binaries) KubernetesVersion() string { return b.Versions[kubernetesModule] }
@@ -52,21 +68,31 @@ type program struct{ name, module, pkg string }
 var (
 	etcdProgram      = program{"etcd", etcdModule, etcdModule}
 	apiserverProgram = program{"kube-apiserver", kubernetesModule, kubernetesModule + "/cmd/kube-apiserver"}
+	kubectlProgram   = program{"kubectl", kubernetesModule, kubernetesModule + "/cmd/kubectl"}
 	fullPrograms     = []program{
 		{"kwok", kwokModule, kwokModule + "/cmd/kwok"},
-		{"kubectl", kubernetesModule, kubernetesModule + "/cmd/kubectl"},
 		{"kube-scheduler", kubernetesModule, kubernetesModule + "/cmd/kube-scheduler"},
 		{"kube-controller-manager", kubernetesModule, kubernetesModule + "/cmd/kube-controller-manager"},
 	}
 )
 
-// programs lists what a mode runs, in build order: the small ones first, so
-// a broken toolchain shows quickly, and kube-apiserver, the largest, last.
+// programs lists what a mode runs: etcd and kube-apiserver, and in Full
+// mode kwok, kube-scheduler and kube-controller-manager.
 func (m Mode) programs() []program {
 	if m == Full {
-		return append(append([]program{etcdProgram}, fullPrograms...), apiserverProgram)
+		return append([]program{etcdProgram, apiserverProgram}, fullPrograms...)
 	}
 	return []program{etcdProgram, apiserverProgram}
+}
+
+// programs is what the options need: the mode's programs, and kubectl
+// when asked for.
+func (o Options) programs() []program {
+	ps := o.Mode.programs()
+	if o.Kubectl {
+		ps = append(ps, kubectlProgram)
+	}
+	return ps
 }
 
 // manifestName is the file in a cache directory that records the versions
@@ -91,14 +117,34 @@ func CacheDir() (string, error) {
 	return filepath.Join(base, "ctrlkit", "bin"), nil
 }
 
-// EnsureBinaries returns the cached programs that opts.Mode needs, building
-// the missing ones first with the go command from the embedded build
-// module; an APIServerOnly build builds etcd and kube-apiserver only. The
-// cache is opts.CacheDir (see CacheDir for the default). Progress goes to
-// opts.Log. Concurrent callers, in this process or others, wait for a single
-// build.
+// EnsureBinaries returns the programs that opts needs (see Options.Mode and
+// Options.Kubectl). Programs come first from the assets directory
+// (Options.BinaryAssetsDirectory, else $KUBEBUILDER_ASSETS), each checked
+// with --version against the pinned version (Options.VersionMismatch says
+// what a different one does); the others from the binary cache, which
+// builds the missing ones first with the go command from the embedded
+// build module, all in one go build. The cache is opts.CacheDir (see
+// CacheDir for the default). Where the programs come from, and a build's
+// progress, go to opts.Log. Concurrent callers, in this process or others,
+// wait for a single build.
 func EnsureBinaries(ctx context.Context, opts Options) (*Binaries, error) {
 	log := opts.log()
+	need := opts.programs()
+	pinned := pinnedVersions(buildGoMod)
+	found := assets{paths: map[string]string{}, versions: map[string]string{}}
+	srcDir := ""
+	if dir := opts.assetsDir(); dir != "" {
+		var a assets
+		a, need = findAssets(ctx, dir, need, pinned, opts.VersionMismatch, log)
+		found.add(a)
+		srcDir = dir
+		if len(a.paths) > 0 {
+			fmt.Fprintf(log, "envtest: using %s from %s (%s)\n", strings.Join(sortedNames(a.paths), ", "), dir, opts.assetsSource())
+		}
+	}
+	if len(need) == 0 {
+		return found.binaries(srcDir, nil), nil
+	}
 	base := opts.CacheDir
 	if base == "" {
 		var err error
@@ -106,12 +152,53 @@ func EnsureBinaries(ctx context.Context, opts Options) (*Binaries, error) {
 			return nil, err
 		}
 	}
-	dir := filepath.Join(base, cacheKey(buildGoMod, buildGoSum))
-	need := opts.Mode.programs()
-	if b, err := loadBinaries(dir, need); err == nil {
-		return b, nil
+	cacheDir := filepath.Join(base, cacheKey(buildGoMod, buildGoSum))
+	if b, err := loadBinaries(cacheDir, need); err == nil {
+		return found.binaries(srcDir, b), nil
 	}
-	if err := os.MkdirAll(base, 0o755); err != nil {
+	if opts.downloadsOn() {
+		k8s := pinned[kubernetesModule]
+		dl := filepath.Join(base, "downloads", fmt.Sprintf("%s-%s-%s", k8s, runtime.GOOS, runtime.GOARCH))
+		fmt.Fprintf(log, "envtest: downloading official release binaries of Kubernetes %s into %s (%s=off turns this off)\n", k8s, dl, DownloadEnv)
+		got, rest := download(ctx, opts, dl, k8s, need, log)
+		need = rest
+		if len(got) > 0 {
+			a, bad := findAssets(ctx, dl, got, pinned, opts.VersionMismatch, log)
+			found.add(a)
+			need = append(need, bad...)
+			if srcDir == "" {
+				srcDir = dl
+			}
+			if len(a.paths) > 0 {
+				fmt.Fprintf(log, "envtest: using %s, downloaded into %s\n", strings.Join(sortedNames(a.paths), ", "), dl)
+			}
+		}
+		if len(need) == 0 {
+			return found.binaries(srcDir, nil), nil
+		}
+	}
+	b, err := cachedBinaries(ctx, opts, cacheDir, need, opts.assetsDir() == "")
+	if err != nil {
+		return nil, err
+	}
+	return found.binaries(srcDir, b), nil
+}
+
+func sortedNames(m map[string]string) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// cachedBinaries returns the programs of need from the binary cache dir,
+// building the missing ones under a file lock. noAssets says that no
+// assets directory was given, which the build's first line then suggests.
+func cachedBinaries(ctx context.Context, opts Options, dir string, need []program, noAssets bool) (*Binaries, error) {
+	log := opts.log()
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, err
 	}
 	unlock, err := lockFile(ctx, dir+".lock", func() {
@@ -124,7 +211,10 @@ func EnsureBinaries(ctx context.Context, opts Options) (*Binaries, error) {
 	if b, err := loadBinaries(dir, need); err == nil {
 		return b, nil // built by whoever held the lock
 	}
-	return build(ctx, dir, need, log)
+	if noAssets {
+		fmt.Fprintf(log, "envtest: no ready-made binaries for %s (set %s or Options.BinaryAssetsDirectory to a directory of them, as setup-envtest makes)\n", names(need), AssetsEnv)
+	}
+	return opts.builder()(ctx, dir, need, log)
 }
 
 // loadBinaries reads a cache directory that holds every program in need
@@ -202,8 +292,8 @@ func build(ctx context.Context, dir string, need []program, log io.Writer) (*Bin
 	for i, p := range missing {
 		names[i] = p.name
 	}
-	fmt.Fprintf(log, "envtest: building %s into %s\n", strings.Join(names, ", "), dir)
-	fmt.Fprintf(log, "envtest: the first build takes minutes (kube-apiserver the longest); later runs reuse it\n")
+	fmt.Fprintf(log, "envtest: building %s from the Go module proxy into %s, in one go build\n", strings.Join(names, ", "), dir)
+	fmt.Fprintf(log, "envtest: %s; later runs reuse the build\n", buildEstimate(missing, runtime.NumCPU()))
 
 	mods, err := moduleInfo(ctx, gocmd, src, modules...)
 	if err != nil {
@@ -231,30 +321,73 @@ func build(ctx context.Context, dir string, need []program, log io.Writer) (*Bin
 		}
 	}
 
-	ldflags := versionLDFlags(versions[kubernetesModule])
-	for i, p := range missing {
-		t0 := time.Now()
-		fmt.Fprintf(log, "envtest: [%d/%d] building %s (%s)\n", i+1, len(missing), p.name, p.pkg)
-		out := filepath.Join(dir, "."+exeName(p.name)+".partial")
-		args := []string{"build", "-trimpath", "-ldflags", ldflags, "-o", out, p.pkg}
-		if err := runGo(ctx, gocmd, src, args, log, func(elapsed time.Duration) {
-			fmt.Fprintf(log, "envtest:        still building %s: %s\n", p.name, elapsed.Round(time.Second))
-		}); err != nil {
-			_ = os.Remove(out)
-			return nil, fmt.Errorf("build %s: %w", p.name, err)
-		}
-		if err := os.Rename(out, filepath.Join(dir, exeName(p.name))); err != nil {
+	if len(missing) > 0 {
+		if err := buildPrograms(ctx, gocmd, src, dir, missing, versions[kubernetesModule], start, log); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(log, "envtest: [%d/%d] built %s in %s (total %s)\n", i+1, len(missing), p.name,
-			time.Since(t0).Round(time.Second), time.Since(start).Round(time.Second))
 	}
-
 	if err := writeManifest(dir, manifest{Versions: versions, GoVersion: runtime.Version(), Built: time.Now().UTC()}); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(log, "envtest: build finished in %s\n", time.Since(start).Round(time.Second))
 	return loadBinaries(dir, need)
+}
+
+// buildPrograms builds missing into dir in one go build run in src.
+func buildPrograms(ctx context.Context, gocmd, src, dir string, missing []program, k8sVersion string, start time.Time, log io.Writer) error {
+	names := make([]string, len(missing))
+	pkgs := make([]string, len(missing))
+	for i, p := range missing {
+		names[i], pkgs[i] = p.name, p.pkg
+	}
+	// One go build for every program: the packages they share (client-go,
+	// apimachinery, the API types, grpc, ...) compile once, and the go
+	// command keeps every core busy across programs. The outputs go to a
+	// temporary folder and are renamed into place once go build is done.
+	out, err := os.MkdirTemp(dir, ".build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(out)
+	args := append([]string{"build", "-trimpath", "-ldflags", versionLDFlags(k8sVersion), "-o", out + string(filepath.Separator)}, pkgs...)
+	done := map[string]bool{}
+	var lastTick time.Duration
+	err = runGo(ctx, gocmd, src, args, log, func(elapsed time.Duration) {
+		// A program's file appears in out when its link is done.
+		for _, p := range missing {
+			if done[p.name] {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(out, goOutName(p.pkg))); err == nil {
+				done[p.name] = true
+				fmt.Fprintf(log, "envtest: [%d/%d] built %s (%s)\n", len(done), len(missing), p.name, elapsed.Round(time.Second))
+			}
+		}
+		if elapsed-lastTick >= 30*time.Second {
+			lastTick = elapsed
+			var left []string
+			for _, p := range missing {
+				if !done[p.name] {
+					left = append(left, p.name)
+				}
+			}
+			fmt.Fprintf(log, "envtest:        still building %s: %s\n", strings.Join(left, ", "), elapsed.Round(time.Second))
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("build %s: %w", strings.Join(names, ", "), err)
+	}
+	for _, p := range missing {
+		if !done[p.name] {
+			fmt.Fprintf(log, "envtest: [%d/%d] built %s (%s)\n", len(done)+1, len(missing), p.name, time.Since(start).Round(time.Second))
+			done[p.name] = true
+		}
+		if err := os.Rename(filepath.Join(out, goOutName(p.pkg)), filepath.Join(dir, exeName(p.name))); err != nil {
+			return err
+		}
+	}
+
+	return nil
 }
 
 // writeManifest replaces dir's manifest in one rename.
@@ -348,7 +481,7 @@ func moduleInfo(ctx context.Context, gocmd, src string, paths ...string) (map[st
 }
 
 // runGo runs the go command in src, copying "go: downloading" lines to log
-// so a fresh machine shows what it fetches, calling tick every 30 seconds
+// so a fresh machine shows what it fetches, calling tick every second
 // while it runs, and returning the end of its output on failure.
 func runGo(ctx context.Context, gocmd, src string, args []string, log io.Writer, tick func(time.Duration)) error {
 	cmd := exec.CommandContext(ctx, gocmd, args...)
@@ -387,7 +520,7 @@ func runGo(ctx context.Context, gocmd, src string, args []string, log io.Writer,
 		}
 	}()
 	start := time.Now()
-	ticker := time.NewTicker(30 * time.Second)
+	ticker := time.NewTicker(time.Second)
 	defer ticker.Stop()
 	waited := make(chan error, 1)
 	go func() {
@@ -450,6 +583,20 @@ func copyStages(kwokDir, dst string) error {
 // renew their lease like a kubelet; pods become Ready, complete, and go away
 // when deleted.
 var stageSets = []string{"node/fast", "node/heartbeat-with-lease", "pod/fast"}
+
+// goOutName is the file go build -o dir/ writes for a main package: its
+// last path element, or the one before a major version suffix (etcd's
+// go.etcd.io/etcd/server/v3 becomes "server").
+func goOutName(pkg string) string {
+	elems := strings.Split(pkg, "/")
+	name := elems[len(elems)-1]
+	if len(elems) > 1 && majorSuffix.MatchString(name) {
+		name = elems[len(elems)-2]
+	}
+	return exeName(name)
+}
+
+var majorSuffix = regexp.MustCompile(`^v[2-9][0-9]*$`)
 
 func exeName(name string) string {
 	if runtime.GOOS == "windows" {

@@ -10,15 +10,20 @@
 //
 // # Binaries
 //
-// Nothing is downloaded but Go modules: the programs are built with the go
-// command, from the Go module proxy, at versions pinned by a build module
-// embedded in this package (edited in ctrlkit's internal/cpbuild). They are
-// cached under os.UserCacheDir()/ctrlkit/bin/<key> (or Options.CacheDir, or
-// $CTRLKIT_ENVTEST_CACHE), where key hashes the pins, so every test and tool
-// of the user shares one build and a version bump rebuilds. The first build
-// takes minutes and prints its progress; an APIServerOnly build makes etcd
-// and kube-apiserver only. A file lock keeps concurrent test binaries from
-// building twice.
+// Each program comes from the first source that has it: a directory of
+// ready-made binaries (Options.BinaryAssetsDirectory, else
+// $KUBEBUILDER_ASSETS, as controller-runtime's setup-envtest makes it),
+// each checked with --version against the pinned version; the binary cache
+// under os.UserCacheDir()/ctrlkit/bin/<key> (or Options.CacheDir, or
+// $CTRLKIT_ENVTEST_CACHE), where key hashes the pins; official release
+// downloads, digest-verified before use (off under CI=true, with
+// CTRLKIT_ENVTEST_DOWNLOAD=off or Options.NoDownload); and last a build with
+// the go command from the Go module proxy, at versions pinned by a build
+// module embedded in this package (edited in ctrlkit's internal/cpbuild).
+// The build makes only what the mode needs (kubectl only with
+// Options.Kubectl), in one go build so that shared packages compile once,
+// and prints where the binaries come from, an estimate and its progress. A
+// file lock keeps concurrent test binaries from building twice.
 //
 // # Modes
 //

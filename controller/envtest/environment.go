@@ -300,8 +300,8 @@ func (env *Environment) Mode() Mode { return env.mode }
 func (env *Environment) Binaries() *Binaries { return env.bins }
 
 // Kubectl returns a kubectl command that talks to this environment.
-// kubectl is built in Full mode; in APIServerOnly mode the command fails to
-// start unless a Full environment has been started with the same cache.
+// kubectl is provided when Options.Kubectl is set; otherwise the command
+// fails to start unless kubectl was provided before with the same cache.
 func (env *Environment) Kubectl(ctx context.Context, args ...string) *exec.Cmd {
 	return exec.CommandContext(ctx, env.bins.Path("kubectl"), append([]string{"--kubeconfig", env.kubeconfigPath}, args...)...)
 }

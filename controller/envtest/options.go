@@ -1,6 +1,7 @@
 package envtest
 
 import (
+	"context"
 	"io"
 	"time"
 )
@@ -18,7 +19,7 @@ const (
 	// Full also runs kube-scheduler, kube-controller-manager with the
 	// controllers of Options.Controllers, and kwok, which fakes nodes and
 	// the kubelet's pod status updates: pods are scheduled, become Running
-	// and Ready, and a Deployment's rollout completes. kubectl is built too.
+	// and Ready, and a Deployment's rollout completes.
 	Full
 )
 
@@ -99,8 +100,46 @@ type Options struct {
 	CacheDir string
 
 	// Binaries are the programs to run. Nil means EnsureBinaries, which
-	// builds the ones Mode needs on first use.
+	// finds or builds the ones Mode needs on first use.
 	Binaries *Binaries
+
+	// BinaryAssetsDirectory is a directory of ready-made binaries, as
+	// controller-runtime's setup-envtest installs them: etcd,
+	// kube-apiserver and kubectl from there, and kube-scheduler,
+	// kube-controller-manager and kwok (with its stage files in a stages
+	// folder) when present. Programs it lacks are built. Empty means
+	// $KUBEBUILDER_ASSETS; both empty means every program is built.
+	BinaryAssetsDirectory string
+
+	// VersionMismatch decides what a binary of BinaryAssetsDirectory does
+	// when its --version differs from the pinned version: UseWithWarning
+	// (the zero value) or BuildPinned.
+	VersionMismatch VersionMismatch
+
+	// NoDownload turns off downloads of official release binaries (see
+	// DownloadEnv for the default). When on, the programs the assets
+	// directory and the binary cache lack are downloaded (etcd,
+	// kube-apiserver and kubectl from the envtest release index;
+	// kube-scheduler and kube-controller-manager from the Kubernetes
+	// release), each digest verified before use, into
+	// CacheDir/downloads/<version>-<os>-<arch>. What cannot be downloaded is
+	// built, with the reason logged in one line.
+	NoDownload bool
+
+	// ReleaseIndexURL and KubernetesReleaseURL replace
+	// DefaultReleaseIndexURL and DefaultKubernetesReleaseURL (a mirror, or a
+	// local server in tests).
+	ReleaseIndexURL      string
+	KubernetesReleaseURL string
+
+	// Kubectl asks for kubectl too (for Environment.Kubectl); it is not
+	// needed to run the control plane, so it is otherwise neither looked
+	// for nor built.
+	Kubectl bool
+
+	// buildFunc replaces build in tests, which check that a build is chosen
+	// without running one.
+	buildFunc func(ctx context.Context, dir string, need []program, log io.Writer) (*Binaries, error)
 
 	// StartTimeout bounds the start once the binaries exist, CRDs included.
 	// Zero means 2 minutes.
@@ -126,6 +165,13 @@ func (o Options) startTimeout() time.Duration {
 		return 2 * time.Minute
 	}
 	return o.StartTimeout
+}
+
+func (o Options) builder() func(ctx context.Context, dir string, need []program, log io.Writer) (*Binaries, error) {
+	if o.buildFunc != nil {
+		return o.buildFunc
+	}
+	return build
 }
 
 func (o Options) log() io.Writer {

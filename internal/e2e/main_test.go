@@ -18,7 +18,7 @@ import (
 // Control planes are shared by the tests of this package, one per kind of
 // kube-controller-manager; each test works in a namespace of its own.
 var (
-	upstreamCP = sharedControlPlane{opts: envtest.Options{Mode: envtest.Full, Controllers: []string{"deployment", "replicaset", "garbagecollector"}}}
+	upstreamCP = sharedControlPlane{opts: envtest.Options{Mode: envtest.Full, Kubectl: true, Controllers: []string{"deployment", "replicaset", "garbagecollector"}}}
 	ourCP      = sharedControlPlane{opts: envtest.Options{Mode: envtest.Full, Controllers: []string{"replicaset", "garbagecollector"}}}
 	// ourShardedCP is ourCP with sharded list and watch (KEP-5866): the
 	// API server, not only the client, restricts a replica's informers.

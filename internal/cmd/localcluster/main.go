@@ -28,7 +28,7 @@ func run(args []string) error {
 		if len(args) > 1 {
 			return fmt.Errorf("build takes no arguments, got %q", args[1:])
 		}
-		bins, err := envtest.EnsureBinaries(ctx, envtest.Options{Mode: envtest.Full, Log: os.Stderr})
+		bins, err := envtest.EnsureBinaries(ctx, envtest.Options{Mode: envtest.Full, Kubectl: true, Log: os.Stderr})
 		if err != nil {
 			return err
 		}
@@ -37,7 +37,7 @@ func run(args []string) error {
 	}
 
 	fs := flag.NewFlagSet("localcluster", flag.ContinueOnError)
-	opts := envtest.Options{Mode: envtest.Full}
+	opts := envtest.Options{Mode: envtest.Full, Kubectl: true}
 	fs.IntVar(&opts.Nodes, "nodes", 1, "number of kwok `nodes`")
 	upstreamDeployment := fs.Bool("upstream-deployment", false, "also run kube-controller-manager's Deployment controller")
 	fs.DurationVar(&opts.PodReadyDelay, "pod-ready-delay", 0, "time before a scheduled pod turns Ready")
