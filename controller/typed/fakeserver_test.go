@@ -44,7 +44,7 @@ type fakeAPIServer struct {
 	rv       int
 	objects  map[string]map[string]any // by "namespace/name"
 	requests []request
-	watches  []request // watch requests, kept apart from requests
+	watches  []request             // watch requests, kept apart from requests
 	watchers []chan map[string]any // watch events: {"type": ..., "object": ...}
 	srv      *httptest.Server
 }
