@@ -142,6 +142,19 @@ func (c *Controller[K]) Queue() workqueue.Interface[K] { return c.queue }
 // the definition manager.SyncReporter asks for; use it as a readiness check.
 func (c *Controller[K]) HasSynced() bool { return c.synced.Load() }
 
+// WatchedInformers returns the informers Watch registered handlers on, in
+// the order of the Watch calls. A manager checks that something starts
+// each of them (see manager.InformerWatcher).
+func (c *Controller[K]) WatchedInformers() []cache.SharedInformer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	informers := make([]cache.SharedInformer, len(c.watches))
+	for i, w := range c.watches {
+		informers[i] = w.informer
+	}
+	return informers
+}
+
 // NeedLeaderElection reports whether the controller must only run on the
 // elected leader: true unless Options.NoLeaderElection.
 func (c *Controller[K]) NeedLeaderElection() bool { return c.needLeaderElection }

@@ -139,10 +139,9 @@ func (b *Builder[K]) Build(r controller.Reconciler[K]) (*controller.Controller[K
 // informer the builder watches is requested from its factory here, before
 // the manager's Run starts the factories, so it starts with them; after Run
 // has begun, Complete fails (the manager refuses new runnables). An
-// informer no factory of the manager starts fails the controller, and so
-// the manager's Run, after Options.CacheSyncTimeout, with an error naming
-// the informers that did not sync. It returns the controller, for its
-// Queue.
+// informer no factory of the manager starts fails the manager's Run within
+// seconds, with an error naming the informer (manager.ErrInformerNotStarted).
+// It returns the controller, for its Queue.
 func (b *Builder[K]) Complete(r controller.Reconciler[K]) (*controller.Controller[K], error) {
 	if b.mgr == nil {
 		return nil, fmt.Errorf("builder: controller %q: no manager; use Build to run it without one", b.name)

@@ -57,7 +57,7 @@ import (
 // Install it before the client is used, once; New installs it on
 // Env.Client. Reactors the test prepends afterwards run before these.
 func InstallAPISemantics(client *fake.Clientset) {
-	newAPIServer().install(client)
+	newAPIServer().install(&client.Fake, client.Tracker())
 }
 
 // NewClientset is fake.NewClientset(objects...) with InstallAPISemantics
@@ -69,7 +69,7 @@ func InstallAPISemantics(client *fake.Clientset) {
 func NewClientset(objects ...runtime.Object) *fake.Clientset {
 	server := newAPIServer()
 	client := fake.NewClientset(server.seed(objects)...)
-	server.install(client)
+	server.install(&client.Fake, client.Tracker())
 	return client
 }
 
@@ -84,8 +84,9 @@ type apiServer struct {
 
 func newAPIServer() *apiServer { return &apiServer{} }
 
-func (s *apiServer) install(client *fake.Clientset) {
-	tracker := client.Tracker()
+// install puts the server's rules in front of tracker on client, the fake
+// whose reactors serve tracker (a fake clientset's, or a TypedClient's).
+func (s *apiServer) install(client *clienttesting.Fake, tracker clienttesting.ObjectTracker) {
 	client.PrependReactor("*", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		return s.react(tracker, action)
 	})

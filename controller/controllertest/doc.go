@@ -31,6 +31,10 @@
 // defaulting, validation or garbage collection: set such fields in the
 // test when the code under test depends on them.
 //
+// [NewTypedClient] is the same for a custom resource, which the fake
+// clientset does not know: a fake of typed.Client for T, on client-go's
+// object tracker, with the same server semantics.
+//
 // [LateWatch] wraps a watch so that an informer sees each event late, for
 // tests of code that must not act on a stale cache.
 //

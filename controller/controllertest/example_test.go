@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
+	"github.com/ctrlkit/ctrlkit/controller/typed"
 )
 
 // A test that builds its own fake clientset installs the API server's
@@ -40,4 +41,33 @@ func ExampleInstallAPISemantics() {
 	// created at generation 1
 	// scaled to generation 2
 	// Operation cannot be fulfilled on deployments.apps "web": the object has been modified; please apply your changes to the latest version and try again
+}
+
+// A reconciler's unit test of a custom resource: the fake typed client
+// stores writes as a server would, so a status write from a stale copy
+// fails as it would in a cluster.
+func ExampleNewTypedClient() {
+	ctx := context.Background()
+	gadgets := typed.Resource{Group: "example.ctrlkit.dev", Version: "v1", Resource: "gadgets", Kind: "Gadget", Namespaced: true}
+	client, err := controllertest.NewTypedClient(gadgets,
+		&Gadget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "a", Generation: 1}, Spec: GadgetSpec{Color: "red"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	shop := client.Namespace("shop")
+	seen, _ := shop.Get(ctx, "a", metav1.GetOptions{})
+
+	// A user changes the spec after the reconciler read the object.
+	changed := seen.DeepCopyObject().(*Gadget)
+	changed.Spec.Color = "blue"
+	changed, _ = shop.Update(ctx, changed, metav1.UpdateOptions{})
+	fmt.Println("generation", changed.Generation)
+
+	seen.Status.Ready = true
+	_, err = shop.UpdateStatus(ctx, seen, metav1.UpdateOptions{})
+	fmt.Println(err)
+	// Output:
+	// generation 2
+	// Operation cannot be fulfilled on gadgets.example.ctrlkit.dev "a": the object has been modified; please apply your changes to the latest version and try again
 }

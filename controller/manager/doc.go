@@ -21,7 +21,10 @@
 // A client-go factory starts only the informers requested before its Start.
 // The Manager starts its factories again every second while it runs, so an
 // informer a runnable requests later (in its Run, say) starts within a
-// second too, instead of serving an empty cache.
+// second too, instead of serving an empty cache. An informer that a
+// runnable watches (WatchedInformers, see InformerWatcher) and nothing
+// starts, typically because its factory was never added, fails Run within
+// seconds with ErrInformerNotStarted, naming it.
 //
 // Options.BindFlags registers kube-controller-manager-style flags
 // (--leader-elect, --leader-elect-lease-duration, ...) for the same fields,
@@ -31,8 +34,9 @@
 //
 // Anything with Run(ctx) error is a Runnable. Optional methods, found by
 // type assertion, refine how it is run: Name (unique per Manager; used in
-// logs and errors), HasSynced (gates /readyz) and NeedLeaderElection
-// (default true). controller.Controller[K] has all three.
+// logs and errors), HasSynced (gates /readyz), NeedLeaderElection
+// (default true) and WatchedInformers (checked to start).
+// controller.Controller[K] has all four.
 //
 // # Leader election
 //

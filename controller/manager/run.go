@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -70,6 +71,7 @@ func (m *Manager) Run(ctx context.Context) error {
 		return err
 	}
 	r.startInformers()
+	go r.checkInformersStarted(watchedInformers(slices.Concat(r.others, r.leaders)))
 	r.startOthers()
 	r.campaign()
 	return r.shutdown(r.waitForStop(ctx))
@@ -88,6 +90,8 @@ type run struct {
 	factories         []*factoryEntry
 	stopInformers     chan struct{}
 	lateInformersDone chan struct{} // closed when the restarts have stopped
+	checkDone         chan struct{} // closed when checkInformersStarted has returned
+	unstarted         chan error    // watched informers nothing started; buffered
 
 	leaders, others             []*runnableEntry
 	leadersCtx                  context.Context
@@ -117,6 +121,8 @@ func (m *Manager) claim(ctx context.Context) (*run, error) {
 		log:           m.logger,
 		factories:     m.factories,
 		stopInformers: make(chan struct{}),
+		checkDone:     make(chan struct{}),
+		unstarted:     make(chan error, 1),
 		failed:        make(chan *runnableEntry, len(m.runnables)),
 	}
 	// Runnables see ctx's values but not its cancellation: the Manager
@@ -228,6 +234,9 @@ func (r *run) waitForStop(ctx context.Context) error {
 		case e := <-r.failed:
 			r.log.Error(e.err, "Runnable failed, shutting down", "runnable", e.name)
 			return e.err
+		case err := <-r.unstarted:
+			r.log.Error(err, "Shutting down")
+			return err
 		case s := <-r.serverFailed:
 			r.log.Error(s.err, "Server failed, shutting down", "server", s.name)
 			return fmt.Errorf("manager: %s: %w", s.name, s.err)

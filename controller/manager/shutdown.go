@@ -63,6 +63,7 @@ func (r *run) stopRunnables() (leadersStopped bool) {
 func (r *run) stopInformerFactories() {
 	close(r.stopInformers)
 	<-r.lateInformersDone // no Start may race the Shutdowns below
+	<-r.checkDone
 	var factories []waiter
 	for _, f := range r.factories {
 		done := make(chan struct{})

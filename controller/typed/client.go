@@ -58,7 +58,8 @@ func NewClient[T Object](config *rest.Config, resource Resource) (*Client[T], er
 	if err != nil {
 		return nil, fmt.Errorf("typed: NewClient: %w", err)
 	}
-	scheme := newScheme(resource, newObject)
+	scheme := runtime.NewScheme()
+	addToScheme(scheme, resource, newObject)
 
 	gv := resource.GroupVersion()
 	cfg := rest.CopyConfig(config)
@@ -92,16 +93,31 @@ func objectCreator[T Object]() (func() T, error) {
 	return func() T { return reflect.New(elem).Interface().(T) }, nil
 }
 
-// newScheme registers T and List[T] under the resource's kinds, and the
-// option types (ListOptions, ...) that encode query parameters, in a
-// scheme of their own: nothing global is touched.
-func newScheme[T Object](resource Resource, newObject func() T) *runtime.Scheme {
-	scheme := runtime.NewScheme()
+// AddToScheme registers T and List[T] under resource's kinds in scheme,
+// with the option types (ListOptions, ...) of its group and version, as a
+// generated AddToScheme does: for a client-go object tracker
+// (controllertest.NewTypedClient) or a codec of one's own. It fails if
+// resource is incomplete or T is not a pointer to a struct.
+func AddToScheme[T Object](scheme *runtime.Scheme, resource Resource) error {
+	if err := resource.validate(); err != nil {
+		return fmt.Errorf("typed: AddToScheme: %w", err)
+	}
+	newObject, err := objectCreator[T]()
+	if err != nil {
+		return fmt.Errorf("typed: AddToScheme: %w", err)
+	}
+	addToScheme(scheme, resource, newObject)
+	return nil
+}
+
+// addToScheme registers T and List[T] under the resource's kinds, and the
+// option types that encode query parameters. NewClient uses a scheme of its
+// own: nothing global is touched.
+func addToScheme[T Object](scheme *runtime.Scheme, resource Resource, newObject func() T) {
 	gv := resource.GroupVersion()
 	scheme.AddKnownTypeWithName(gv.WithKind(resource.Kind), newObject())
 	scheme.AddKnownTypeWithName(gv.WithKind(resource.Kind+"List"), &List[T]{})
 	metav1.AddToGroupVersion(scheme, gv)
-	return scheme
 }
 
 // Namespace returns a Client for the objects in namespace: "" for a

@@ -20,7 +20,9 @@
 // generated informers use), so that the factory, and a manager running it,
 // starts, syncs and stops it with the built-in kinds' informers;
 // [NewInformer] makes a standalone one. [Lister] reads the informer's
-// store as T.
+// store as T. [Informer.IndexField] indexes T by a typed function (per
+// namespace, for the caller) and [Informer.MatchingField] looks it up, as
+// controller-runtime's IndexField and MatchingFields do.
 //
 // # Why gentype rather than the dynamic client
 //

@@ -69,3 +69,35 @@ func ExampleClient_Apply() {
 	// PATCH /apis/example.ctrlkit.dev/v1/namespaces/shop/widgets/a application/apply-patch+yaml widget-controller
 	// a blue 8
 }
+
+// An index of widgets by colour, and a lookup in one namespace, in order.
+// A controller adds its indexes before the factory starts; here the store
+// is filled by hand.
+func ExampleInformer_IndexField() {
+	widgets := typed.Resource{Group: "example.ctrlkit.dev", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
+	client, err := typed.NewClient[*Widget](&rest.Config{Host: "http://127.0.0.1:1"}, widgets)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	informer := typed.NewInformer(client, typed.InformerOptions{})
+	if err := informer.IndexField("color", func(w *Widget) []string { return []string{w.Spec.Color} }); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, w := range []*Widget{widget("shop", "b", "red"), widget("shop", "a", "red"), widget("depot", "c", "red")} {
+		_ = informer.Informer().GetIndexer().Add(w)
+	}
+
+	red, err := informer.MatchingField("shop", "color", "red")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, w := range red {
+		fmt.Println(w.Namespace, w.Name)
+	}
+	// Output:
+	// shop a
+	// shop b
+}

@@ -44,6 +44,7 @@ type fakeAPIServer struct {
 	rv       int
 	objects  map[string]map[string]any // by "namespace/name"
 	requests []request
+	watches  []request             // watch requests, kept apart from requests
 	watchers []chan map[string]any // watch events: {"type": ..., "object": ...}
 	srv      *httptest.Server
 }
@@ -110,6 +111,9 @@ func (s *fakeAPIServer) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if r.Method == http.MethodGet && r.URL.Query().Get("watch") == "true" {
+		s.mu.Lock()
+		s.watches = append(s.watches, request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query()})
+		s.mu.Unlock()
 		s.watch(w, r, ns)
 		return
 	}

@@ -16,7 +16,8 @@ import (
 // InformerOptions configure an Informer. The zero value watches every
 // namespace, never resyncs, and indexes by namespace.
 type InformerOptions struct {
-	// Namespace limits the informer to one namespace; empty means all.
+	// Namespace limits the informer to one namespace; empty means all, or,
+	// for NewSharedInformer, the factory's namespace.
 	Namespace string
 	// ResyncPeriod, when positive, redelivers every cached object as an
 	// update this often. NewSharedInformer uses the factory's instead.
@@ -24,7 +25,7 @@ type InformerOptions struct {
 	// Indexers are added to the namespace index (cache.NamespaceIndex).
 	Indexers cache.Indexers
 	// TweakListOptions edits every list and watch request, e.g. to set a
-	// label selector.
+	// label selector. For NewSharedInformer it runs after the factory's.
 	TweakListOptions func(*metav1.ListOptions)
 }
 
@@ -55,7 +56,24 @@ type InformerFactory interface {
 // it, Shutdown waits for it to stop, and every caller in the process
 // shares one watch. The factory keys informers by type: a later call for
 // the same T returns the first informer, whatever its options.
+//
+// Like a generated informer, it lists and watches within the factory's
+// namespace (informers.WithNamespace) and with the factory's
+// tweak-list-options (informers.WithTweakListOptions), then opts'; see
+// ScopedInformerFactory for factories other than client-go's.
 func NewSharedInformer[T Object](factory InformerFactory, c *Client[T], opts InformerOptions) *Informer[T] {
+	namespace, factoryTweak := factoryScope(factory)
+	if opts.Namespace == "" {
+		opts.Namespace = namespace
+	}
+	if own := opts.TweakListOptions; factoryTweak != nil {
+		opts.TweakListOptions = func(o *metav1.ListOptions) {
+			factoryTweak(o)
+			if own != nil {
+				own(o)
+			}
+		}
+	}
 	informer := factory.InformerFor(c.New(), func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 		return newInformer(c, opts, resync).informer
 	})

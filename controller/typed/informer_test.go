@@ -106,3 +106,51 @@ func TestNewSharedInformerJoinsTheFactory(t *testing.T) {
 		t.Errorf("lister after sync: %v", err)
 	}
 }
+
+// A factory scoped to a namespace and a label selector scopes T's
+// informer too, as it scopes its generated informers.
+func TestNewSharedInformerHonoursTheFactoryScope(t *testing.T) {
+	c, server := newWidgetClient(t)
+	for _, w := range []*Widget{widget("team-a", "a", "red"), widget("team-b", "b", "green")} {
+		if _, err := c.Namespace(w.Namespace).Create(context.Background(), w, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	factory := informers.NewSharedInformerFactoryWithOptions(fake.NewClientset(), 0,
+		informers.WithNamespace("team-a"),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = "tier=web" }))
+	inf := typed.NewSharedInformer(factory, c, typed.InformerOptions{
+		TweakListOptions: func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name!=z" },
+	})
+	stop := make(chan struct{})
+	factory.Start(stop)
+	factory.WaitForCacheSync(stop)
+	close(stop)
+	factory.Shutdown()
+
+	all, err := inf.Lister().List(labels.Everything())
+	if err != nil || len(all) != 1 || all[0].Namespace != "team-a" {
+		t.Errorf("Lister().List = %v, %v; want only team-a's widget", itemNames(all), err)
+	}
+	server.mu.Lock()
+	defer server.mu.Unlock()
+	var lists int
+	for _, r := range append(server.watches, server.requests...) {
+		if r.Method != "GET" {
+			continue
+		}
+		lists++
+		if r.Path != "/apis/example.ctrlkit.dev/v1/namespaces/team-a/widgets" {
+			t.Errorf("informer requested %s, want team-a's widgets", r.Path)
+		}
+		if got := r.Query["labelSelector"]; len(got) != 1 || got[0] != "tier=web" {
+			t.Errorf("labelSelector = %q, want the factory's tier=web", got)
+		}
+		if got := r.Query["fieldSelector"]; len(got) != 1 || got[0] != "metadata.name!=z" {
+			t.Errorf("fieldSelector = %q, want the options' tweak too", got)
+		}
+	}
+	if lists == 0 {
+		t.Error("the informer sent no list or watch")
+	}
+}

@@ -11,9 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/gentype"
 	"k8s.io/client-go/kubernetes/fake"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -28,42 +26,32 @@ import (
 	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
 )
 
-// env is a reconciler on fake clients: client-go's fake clientset (with
-// controllertest's API server semantics) for the built-in kinds, and
-// client-go's fake typed client (gentype) on an object tracker for
-// WebApps. Its caches are refreshed from the fakes before each reconcile,
-// as if the informers had caught up.
+// env is a reconciler on fake clients: controllertest's fake clientset for
+// the built-in kinds and its fake typed client for WebApps, both with the
+// API server's write semantics. Its caches are refreshed from the fakes
+// before each reconcile, as if the informers had caught up.
 type env struct {
 	t        *testing.T
 	kube     *fake.Clientset
-	webApps  clienttesting.ObjectTracker
-	fake     *clienttesting.Fake
+	webApps  *controllertest.TypedClient[*v1alpha1.WebApp]
 	recorder *events.FakeRecorder
 	r        *reconciler
 	caches   map[string]cache.Indexer
 }
 
 func newEnv(t *testing.T, apps []*v1alpha1.WebApp, objects ...runtime.Object) *env {
-	scheme := runtime.NewScheme()
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
+	webApps, err := controllertest.NewTypedClient(v1alpha1.Resource, apps...)
+	if err != nil {
 		t.Fatal(err)
 	}
-	tracker := clienttesting.NewObjectTracker(scheme, serializer.NewCodecFactory(scheme).UniversalDecoder())
-	for _, app := range apps {
-		if err := tracker.Add(app); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f := &clienttesting.Fake{}
-	f.AddReactor("*", "*", clienttesting.ObjectReaction(tracker))
-	e := &env{t: t, kube: controllertest.NewClientset(objects...), webApps: tracker, fake: f,
+	e := &env{t: t, kube: controllertest.NewClientset(objects...), webApps: webApps,
 		recorder: events.NewFakeRecorder(10), caches: map[string]cache.Indexer{}}
 	for _, name := range []string{"webapps", "deployments", "services"} {
 		e.caches[name] = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	}
 	e.r = &reconciler{
 		webApps:     typed.NewLister[*v1alpha1.WebApp](e.caches["webapps"], v1alpha1.Resource),
-		webAppsIn:   e.webAppClient,
+		webAppsIn:   func(namespace string) webAppClient { return webApps.Namespace(namespace) },
 		kube:        e.kube,
 		deployments: appslisters.NewDeploymentLister(e.caches["deployments"]),
 		services:    corelisters.NewServiceLister(e.caches["services"]),
@@ -73,16 +61,11 @@ func newEnv(t *testing.T, apps []*v1alpha1.WebApp, objects ...runtime.Object) *e
 	return e
 }
 
-func (e *env) webAppClient(namespace string) webAppClient {
-	return gentype.NewFakeClient[*v1alpha1.WebApp](e.fake, namespace, v1alpha1.Resource.GroupVersionResource(),
-		v1alpha1.Kind, func() *v1alpha1.WebApp { return &v1alpha1.WebApp{} })
-}
-
 // reconcile refreshes the caches and reconciles key.
 func (e *env) reconcile(key string) (controller.Result, error) {
 	e.t.Helper()
 	ctx := context.Background()
-	apps, err := e.webApps.List(v1alpha1.Resource.GroupVersionResource(), v1alpha1.Kind, "")
+	apps, err := e.webApps.Tracker().List(v1alpha1.Resource.GroupVersionResource(), v1alpha1.Kind, "")
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -113,7 +96,7 @@ func (e *env) reconcile(key string) (controller.Result, error) {
 
 func (e *env) webApp(name string) *v1alpha1.WebApp {
 	e.t.Helper()
-	obj, err := e.webApps.Get(v1alpha1.Resource.GroupVersionResource(), "shop", name)
+	obj, err := e.webApps.Tracker().Get(v1alpha1.Resource.GroupVersionResource(), "shop", name)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -123,7 +106,7 @@ func (e *env) webApp(name string) *v1alpha1.WebApp {
 // writes counts the requests other than reads made so far; the WebApp
 // client only writes (its reads are the cache's).
 func (e *env) writes() int {
-	return len(e.kube.Actions()) - countReads(e.kube.Actions()) + len(e.fake.Actions())
+	return len(e.kube.Actions()) - countReads(e.kube.Actions()) + len(e.webApps.Actions())
 }
 
 func countReads(actions []clienttesting.Action) int {
@@ -204,7 +187,7 @@ func TestReconcileCreatesAndReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	if e.writes() != before {
-		t.Errorf("an unchanged WebApp wrote: %v %v", e.kube.Actions()[len(e.kube.Actions())-1], e.fake.Actions())
+		t.Errorf("an unchanged WebApp wrote: %v %v", e.kube.Actions()[len(e.kube.Actions())-1], e.webApps.Actions())
 	}
 }
 
