@@ -2,8 +2,10 @@
 # the local control plane's binaries are built from the Go module proxy on first use.
 GO ?= go
 # Nested modules: peers and upstream live outside the library's import graph;
-# internal/envtestuser uses controller/envtest as a user's module would.
-NESTED := internal/benchmarks internal/upstreamcheck internal/cpbuild internal/envtestuser
+# internal/envtestuser uses controller/envtest as a user's module would;
+# internal/tools pins controller-gen (go generate) and checks the generated files are fresh;
+# internal/operatoruser is an operator module written from examples/README.md's CRD section.
+NESTED := internal/benchmarks internal/upstreamcheck internal/cpbuild internal/envtestuser internal/tools internal/operatoruser
 E2E_TIMEOUT ?= 45m
 
 .PHONY: all demo test check vet sizes unit upstream upstream-long e2e bench fuzz cluster scalebench scalebench-shards
@@ -37,9 +39,11 @@ unit:
 	$(GO) test -race -count=1 ./...
 
 ## upstream: our Deployment logic against k8s.io/kubernetes v1.37.2 (hash, sync decisions,
-## 1000 random worlds); also compiles and runs the benchmark module's tests (no benchmarks).
+## 1000 random worlds); also compiles and runs the benchmark module's tests (no benchmarks), and
+## internal/tools's check that the files controller-gen generates are committed fresh.
 upstream:
 	cd internal/upstreamcheck && $(GO) test -count=1 ./...
+	cd internal/tools && $(GO) test -count=1 ./...
 	cd internal/benchmarks && $(GO) test -count=1 -run . ./...
 
 ## upstream-long: the randomized differential test over WORLDS random worlds from seed SEED
@@ -50,15 +54,16 @@ upstream-long:
 	cd internal/upstreamcheck && $(GO) test -count=1 -timeout 6h -run '^TestRandomWorldsMatchUpstream$$' -v . -worlds $(WORLDS) -seed $(SEED)
 
 ## e2e: the tests on a local control plane: ctrlkit's own (e2e tag) and those of
-## internal/envtestuser, a separate module that uses controller/envtest like a user's.
+## internal/envtestuser and internal/operatoruser, separate modules that use ctrlkit like a user's.
 e2e:
 	$(GO) run ./internal/cmd/localcluster build
 	@# internal/envtestuser's tests run alongside ctrlkit's: both mostly wait on their own
 	@# control planes. Its output is printed once both are done.
 	@out=$$(mktemp); \
-	  (cd internal/envtestuser && $(GO) test -race -count=1 -timeout $(E2E_TIMEOUT) ./... >$$out 2>&1) & user=$$!; \
+	  (cd internal/envtestuser && $(GO) test -race -count=1 -timeout $(E2E_TIMEOUT) ./... >$$out 2>&1 && \
+	   cd ../operatoruser && $(GO) test -race -count=1 -timeout $(E2E_TIMEOUT) ./... >>$$out 2>&1) & user=$$!; \
 	  $(GO) test -tags e2e -race -count=1 -timeout $(E2E_TIMEOUT) ./controller/envtest/... ./internal/e2e/... ./examples/crd-operator/...; rc=$$?; \
-	  wait $$user; urc=$$?; echo "internal/envtestuser:"; cat $$out; rm -f $$out; \
+	  wait $$user; urc=$$?; echo "internal/envtestuser, internal/operatoruser:"; cat $$out; rm -f $$out; \
 	  [ $$rc -eq 0 ] && [ $$urc -eq 0 ]
 
 ## bench: side-by-side benchmarks against client-go and controller-runtime.

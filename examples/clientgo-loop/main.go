@@ -27,7 +27,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	cliflag "k8s.io/component-base/cli/flag"
 
-	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
+	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 )
 
 func main() {

@@ -23,7 +23,7 @@ type cluster struct {
 // collector. The CRD is there before kube-controller-manager starts, so the
 // garbage collector knows WebApps from the start.
 func startCluster(t *testing.T) cluster {
-	env := envtest.StartForTest(t, envtest.Options{Mode: envtest.Full, Kubectl: true, CRDPaths: []string{"manifests/crd.yaml"}})
+	env := envtest.StartForTest(t, envtest.Options{Mode: envtest.Full, Kubectl: true, CRDPaths: []string{"manifests/example.ctrlkit.dev_webapps.yaml"}})
 	return cluster{
 		config: env.RESTConfig(),
 		kubectl: func(ctx context.Context, args ...string) ([]byte, error) {

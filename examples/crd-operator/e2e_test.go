@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ import (
 func TestWebAppOperatorE2E(t *testing.T) {
 	c := startCluster(t)
 	ctx := t.Context()
-	for _, f := range []string{"manifests/crd.yaml", "manifests/namespace.yaml", "manifests/rbac.yaml"} {
+	for _, f := range []string{"manifests/example.ctrlkit.dev_webapps.yaml", "manifests/namespace.yaml", "manifests/role.yaml", "manifests/rbac.yaml"} {
 		if out, err := c.kubectl(ctx, "apply", "-f", f); err != nil {
 			t.Fatalf("kubectl apply -f %s: %v\n%s", f, err, out)
 		}
@@ -201,6 +202,36 @@ func testInvalid(t *testing.T, webApps *typed.Client[*v1alpha1.WebApp]) {
 		if !apierrors.IsInvalid(err) {
 			t.Errorf("create %s: %v, want Invalid", name, err)
 		}
+	}
+	testInvalidCondition(t, webApps)
+}
+
+// testInvalidCondition: the generated schema carries metav1.Condition's own
+// markers, which the hand-written CRD left out, so the API server refuses a
+// status whose condition reason is not a CamelCase word (the hand-written
+// schema accepted any string).
+func testInvalidCondition(t *testing.T, webApps *typed.Client[*v1alpha1.WebApp]) {
+	ctx := t.Context()
+	app, err := webApps.Create(ctx, &v1alpha1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "bad-reason"}, Spec: v1alpha1.WebAppSpec{Image: "nginx"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = webApps.Delete(context.WithoutCancel(ctx), app.Name, metav1.DeleteOptions{}) })
+	// The operator writes this WebApp's status too: retry on its conflicts.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		app, err := webApps.Get(ctx, app.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		app.Status.Conditions = []metav1.Condition{{
+			Type: v1alpha1.Available, Status: metav1.ConditionFalse, Reason: "not a reason",
+			LastTransitionTime: metav1.Now(),
+		}}
+		_, err = webApps.UpdateStatus(ctx, app, metav1.UpdateOptions{})
+		return err
+	})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "reason") {
+		t.Errorf("a status condition with reason %q: %v, want Invalid on the reason", "not a reason", err)
 	}
 }
 

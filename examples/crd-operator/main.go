@@ -1,5 +1,5 @@
 package main
 
-import "github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
+import "github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 
 func main() { managerflags.Main(component, run) }

@@ -15,6 +15,6 @@
 // cluster, and Dockerfile builds its image. See examples/README.md.
 package main
 
-import "github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
+import "github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 
 func main() { managerflags.Main("deployment-controller", run) }

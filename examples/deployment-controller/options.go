@@ -10,7 +10,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
-	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
+	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 )
 
 // component names the process in its user agent, events and Lease.

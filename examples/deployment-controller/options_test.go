@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctrlkit/ctrlkit/controller/manager"
-	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
+	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 )
 
 func TestParseOptionsDefaultsAreKubeControllerManagers(t *testing.T) {

@@ -16,6 +16,6 @@
 // those (deployment, configrollout).
 package main
 
-import "github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
+import "github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 
 func main() { managerflags.Main("embedded-manager", run) }

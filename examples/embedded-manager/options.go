@@ -9,7 +9,7 @@ import (
 
 	cliflag "k8s.io/component-base/cli/flag"
 
-	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
+	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 )
 
 // component names the process in its user agent and Lease.

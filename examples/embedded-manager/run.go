@@ -11,9 +11,9 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
+	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 	"github.com/ctrlkit/ctrlkit/deployment"
 	"github.com/ctrlkit/ctrlkit/examples/configrollout"
-	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
 )
 
 // run parses args, connects to the API server and runs the controllers

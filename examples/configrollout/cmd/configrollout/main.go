@@ -11,6 +11,6 @@
 // --concurrent-syncs.
 package main
 
-import "github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
+import "github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 
 func main() { managerflags.Main("configrollout", run) }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
+	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 	"github.com/ctrlkit/ctrlkit/examples/configrollout"
-	"github.com/ctrlkit/ctrlkit/examples/internal/managerflags"
 	"github.com/ctrlkit/ctrlkit/handler"
 )
 

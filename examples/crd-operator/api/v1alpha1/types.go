@@ -26,24 +26,39 @@ const (
 
 // WebApp runs an image as a Deployment behind a Service, both named like
 // the WebApp.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
+// +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type WebApp struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// +required
 	Spec   WebAppSpec   `json:"spec"`
 	Status WebAppStatus `json:"status,omitempty"`
 }
 
 // WebAppSpec is what the user wants.
 type WebAppSpec struct {
-	// Image is the container image; required.
+	// Image is the container image.
+	// +required
+	// +kubebuilder:validation:MinLength=1
 	Image string `json:"image"`
 	// Replicas is the number of pods; the API server defaults it to 1. A
 	// pointer, so that a client leaving it out gets the default rather
 	// than 0.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:default=1
 	Replicas *int32 `json:"replicas,omitempty"`
 	// Port is the container's port, which the Service exposes; the API
 	// server defaults it to 8080.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +kubebuilder:default=8080
 	Port int32 `json:"port,omitempty"`
 }
 
@@ -55,6 +70,8 @@ type WebAppStatus struct {
 	Replicas          int32 `json:"replicas,omitempty"`
 	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
 	// Conditions are Available and Progressing.
+	// +listType=map
+	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 

@@ -1,5 +1,5 @@
-// Package managerflags holds the process plumbing the example binaries
-// share: the API client's flags with kube-controller-manager's spellings,
+// Package managerflags is the process plumbing of a controller-manager
+// binary, the part every operator repeats: the API client's flags with kube-controller-manager's spellings,
 // the manager's own flags (manager.Options.BindServerFlags and
 // LeaderElection.BindFlags), klog's flags as kube-controller-manager shows
 // them, the conversion into a rest.Config and manager.Options, and Main
@@ -12,6 +12,7 @@
 // component-base's global metrics registry, so the logging section is
 // klog's -v and --vmodule.
 //
-// It is internal to the examples: an operator author copies it, or writes
-// the twenty lines they need, rather than importing it.
+// A binary's main is Main(name, run); run parses its own options, which
+// embed [Options] and add the operator's flags, and calls [Run]. Every
+// example in ctrlkit's examples/ is built this way.
 package managerflags

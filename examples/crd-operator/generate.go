@@ -1,0 +1,47 @@
+package main
+
+// go generate runs controller-gen (sigs.k8s.io/controller-tools) over this
+// example's packages: the deep copies next to the API types
+// (api/v1alpha1/zz_generated.deepcopy.go), the CustomResourceDefinition
+// from the types' markers and the RBAC roles from the markers below (both
+// in manifests/). In a module of your own, `go get -tool
+// sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0` and write
+// `go tool controller-gen ...`; here the tool is pinned in
+// internal/tools/go.mod so that ctrlkit's own go.mod stays lean.
+//
+//go:generate go tool -modfile=../../internal/tools/go.mod controller-gen object paths=./... crd rbac:roleName=ctrlkit:webapp-operator output:crd:dir=manifests output:rbac:dir=manifests
+
+// The operator's permissions, exactly the requests it makes. Informers
+// (list, watch) serve every read of WebApps, Deployments and Services, so
+// there is no get.
+//
+// WebApps: the informer; adding and removing the finalizer (update); the
+// status; owner references with blockOwnerDeletion on the Deployment and
+// Service, where the OwnerReferencesPermissionEnforcement admission plugin
+// runs (finalizers).
+//
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps,verbs=list;watch;update
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps/status,verbs=update
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps/finalizers,verbs=update
+//
+// Deployments are written with update, Services with merge patches.
+//
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list;watch;create;update
+// +kubebuilder:rbac:groups="",resources=services,verbs=list;watch;create;patch
+//
+// events.k8s.io/v1 events from the manager's recorder: create, and patch
+// for a series of repeats.
+//
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+//
+// The registry entries, in their namespace only (--registry-namespace):
+// read, written with merge patches, deleted by the finalizer.
+//
+// +kubebuilder:rbac:groups="",namespace=webapp-registry,resources=configmaps,verbs=get;create;patch;delete
+//
+// Leader election: one Lease, in the operator's own namespace
+// (--leader-elect-resource-namespace), and the core/v1 events the manager
+// records on it when leadership changes.
+//
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=ctrlkit-system,resources=leases,verbs=get;create;update
+// +kubebuilder:rbac:groups="",namespace=ctrlkit-system,resources=events,verbs=create;patch

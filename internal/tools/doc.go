@@ -1,0 +1,13 @@
+// Package tools pins the code generators ctrlkit's examples run with
+// `go generate` (controller-gen, from sigs.k8s.io/controller-tools, as a
+// tool directive in this module's go.mod), so that the root go.mod does not
+// carry them, and checks that the generated files committed in the
+// repository are what the generator writes today.
+//
+// A directory's //go:generate line runs the pinned tool with
+//
+//	go tool -modfile=<path to this go.mod> controller-gen ...
+//
+// or, in a module of its own that lists the tool (internal/operatoruser),
+// go tool controller-gen.
+package tools
