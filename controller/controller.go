@@ -32,6 +32,9 @@ import (
 //   - a TerminalError: forgotten, logged and counted, not retried;
 //   - a panic: logged, counted, and retried like an error (unless
 //     Options.DisablePanicRecovery).
+//
+// A requeue or retry is queued at Result.Priority if set, else at the
+// priority the key was served at.
 type Controller[K comparable] struct {
 	name       string
 	reconciler Reconciler[K]

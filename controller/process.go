@@ -95,6 +95,9 @@ func (c *Controller[K]) reconcileHandler(ctx context.Context, log logr.Logger, k
 	// reconcile one key at once.
 	log.V(5).Info("Reconciling")
 	result, err := c.reconcile(ctx, key)
+	if result.Priority != nil {
+		priority = *result.Priority
+	}
 
 	switch {
 	case err != nil && IsTerminal(err):
