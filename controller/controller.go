@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
@@ -64,6 +65,10 @@ type Controller[K comparable] struct {
 	delayClock       clock.WithDelayedExecution
 	cacheHoldTimeout time.Duration
 	ignoreWrites     bool // Options.DisableReadYourWrites
+
+	// tracer is nil unless tracing: Options.TracerProvider's, or set by Run
+	// from its context's (a manager's).
+	tracer atomic.Pointer[trace.Tracer]
 }
 
 // watch is one informer the controller listens to.
@@ -113,6 +118,9 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 	}
 	if c.log.GetSink() != nil {
 		c.log = c.log.WithValues("controller", name)
+	}
+	if opts.TracerProvider != nil {
+		c.useTracerProvider(opts.TracerProvider)
 	}
 	var err error
 	if c.metrics, err = newMetrics(opts.Registry, name); err != nil {

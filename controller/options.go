@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/utils/clock"
 
 	"github.com/ctrlkit/ctrlkit/workqueue"
@@ -119,6 +120,13 @@ type Options[K comparable] struct {
 	// controllers (metrics.Registry): they feed the same collectors, their
 	// series told apart by the "controller" label.
 	Registry prometheus.Registerer
+
+	// TracerProvider, when set, makes each reconcile an OpenTelemetry span
+	// (see "Tracing" in the package documentation). Nil means the provider
+	// of Run's context, which a manager with Options.TracerProvider sets,
+	// and no tracing when that has none: then a reconcile costs nothing
+	// more. The global provider (otel.GetTracerProvider) is not used.
+	TracerProvider trace.TracerProvider
 
 	// Clock drives the queue's delays, the reconcile and cache hold time
 	// metrics and, if it has AfterFunc (clock.WithDelayedExecution, as
