@@ -69,6 +69,8 @@ type Controller[K comparable] struct {
 	// tracer is nil unless tracing: Options.TracerProvider's, or set by Run
 	// from its context's (a manager's).
 	tracer atomic.Pointer[trace.Tracer]
+
+	debounce *debouncer[K] // nil: events go straight to the queue
 }
 
 // watch is one informer the controller listens to.
@@ -131,6 +133,13 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 			return nil, fmt.Errorf("controller %q: queue: %w", name, err)
 		}
 	}
+	if opts.Debounce > 0 {
+		maxWait := opts.DebounceMaxWait
+		if maxWait == 0 {
+			maxWait = DefaultDebounceMaxWaitFactor * opts.Debounce
+		}
+		c.debounce = newDebouncer[K](c.queue, c.delayClock, opts.Debounce, maxWait)
+	}
 	return c, nil
 }
 
@@ -177,7 +186,11 @@ func (c *Controller[K]) Watch(informer cache.SharedInformer, h handler.Handler[K
 	}
 	// The controller's one handler on the informer also tells the
 	// informer's progress tracker what was delivered (see RecordWrite).
-	eventHandler := progressHandler{progress: c.progress.track(informer), next: h.EventHandler(c.queue)}
+	var events handler.Queue[K] = c.queue
+	if c.debounce != nil {
+		events = c.debounce
+	}
+	eventHandler := progressHandler{progress: c.progress.track(informer), next: h.EventHandler(events)}
 	reg, err := informer.AddEventHandlerWithOptions(eventHandler, opts)
 	if err != nil {
 		return fmt.Errorf("controller %q: Watch: %w", c.name, err)

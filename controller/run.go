@@ -39,6 +39,9 @@ func (c *Controller[K]) Run(ctx context.Context) error {
 	}
 	defer c.removeHandlers(log)
 	defer c.queue.ShutDown()
+	if c.debounce != nil {
+		defer c.debounce.stop()
+	}
 
 	log.Info("Starting controller", "workers", c.workers)
 	if err := c.WaitForSync(ctx); err != nil {
