@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/workqueue"
@@ -44,6 +45,9 @@ func BenchmarkProcess(b *testing.B) {
 	}{
 		{"controller", controller.Options[string]{Logger: logr.Discard()}},
 		{"controller-metrics", controller.Options[string]{Logger: logr.Discard(), Registry: prometheus.NewRegistry()}},
+		// Tracing on, spans sampled and dropped: the cost of the spans
+		// themselves, without an exporter's.
+		{"controller-tracing", controller.Options[string]{Logger: logr.Discard(), TracerProvider: sdktrace.NewTracerProvider()}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			c, err := controller.New("bench", noop, tc.opts)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
@@ -32,6 +33,9 @@ import (
 //   - a TerminalError: forgotten, logged and counted, not retried;
 //   - a panic: logged, counted, and retried like an error (unless
 //     Options.DisablePanicRecovery).
+//
+// A requeue or retry is queued at Result.Priority if set, else at the
+// priority the key was served at.
 type Controller[K comparable] struct {
 	name       string
 	reconciler Reconciler[K]
@@ -61,6 +65,12 @@ type Controller[K comparable] struct {
 	delayClock       clock.WithDelayedExecution
 	cacheHoldTimeout time.Duration
 	ignoreWrites     bool // Options.DisableReadYourWrites
+
+	// tracer is nil unless tracing: Options.TracerProvider's, or set by Run
+	// from its context's (a manager's).
+	tracer atomic.Pointer[trace.Tracer]
+
+	debounce *debouncer[K] // nil: events go straight to the queue
 }
 
 // watch is one informer the controller listens to.
@@ -111,6 +121,9 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 	if c.log.GetSink() != nil {
 		c.log = c.log.WithValues("controller", name)
 	}
+	if opts.TracerProvider != nil {
+		c.useTracerProvider(opts.TracerProvider)
+	}
 	var err error
 	if c.metrics, err = newMetrics(opts.Registry, name); err != nil {
 		return nil, fmt.Errorf("controller %q: metrics: %w", name, err)
@@ -119,6 +132,13 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 		if c.queue, err = newQueue(name, opts, c.log); err != nil {
 			return nil, fmt.Errorf("controller %q: queue: %w", name, err)
 		}
+	}
+	if opts.Debounce > 0 {
+		maxWait := opts.DebounceMaxWait
+		if maxWait == 0 {
+			maxWait = DefaultDebounceMaxWaitFactor * opts.Debounce
+		}
+		c.debounce = newDebouncer[K](c.queue, c.delayClock, opts.Debounce, maxWait)
 	}
 	return c, nil
 }
@@ -179,7 +199,11 @@ func (c *Controller[K]) Watch(informer cache.SharedInformer, h handler.Handler[K
 	}
 	// The controller's one handler on the informer also tells the
 	// informer's progress tracker what was delivered (see RecordWrite).
-	eventHandler := progressHandler{progress: c.progress.track(informer), next: h.EventHandler(c.queue)}
+	var events handler.Queue[K] = c.queue
+	if c.debounce != nil {
+		events = c.debounce
+	}
+	eventHandler := progressHandler{progress: c.progress.track(informer), next: h.EventHandler(events)}
 	reg, err := informer.AddEventHandlerWithOptions(eventHandler, opts)
 	if err != nil {
 		return fmt.Errorf("controller %q: Watch: %w", c.name, err)

@@ -58,6 +58,28 @@
 // tests, can each use their own registry or share one, even with
 // controller-runtime's controllers (its metrics.Registry).
 //
+// # Tracing
+//
+// With an OpenTelemetry TracerProvider (Options.TracerProvider, or
+// manager.Options.TracerProvider for every controller of a manager), each
+// reconcile is one span, named after the controller, with the attributes
+// AttrController, AttrKey, AttrReconcileID, AttrPriority, AttrQueueWait
+// (how long the key was ready before a worker took it) and AttrResult
+// (success, requeue_after, error, terminal_error or panic; a failed
+// reconcile's span also has an error status and the error as an event).
+// The span is in the reconcile's context, so the API requests of a client
+// whose transport is instrumented become its children. With otelhttp
+// (go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp) that is
+// one call on the rest.Config, before the clientset is built:
+//
+//	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return otelhttp.NewTransport(rt) })
+//
+// otelhttp takes its tracer from the span in the request's context, so the
+// requests go to the controller's provider; give it
+// otelhttp.WithTracerProvider for requests made outside reconciles. Without
+// a provider nothing is traced, and a reconcile allocates nothing more (the
+// global otel.GetTracerProvider is not consulted).
+//
 // # Reading your own writes
 //
 // A controller reads from informer caches, which lag behind its writes. A

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/utils/clock"
 
 	"github.com/ctrlkit/ctrlkit/workqueue"
@@ -21,6 +22,10 @@ const (
 	// after its context is cancelled.
 	DefaultShutdownTimeout = 30 * time.Second
 )
+
+// DefaultDebounceMaxWaitFactor times Options.Debounce is the maximum wait
+// of a debounced key when Options.DebounceMaxWait is zero.
+const DefaultDebounceMaxWaitFactor = 10
 
 // UnlimitedRetries, as Options.MaxRetries, retries a failing key for ever,
 // as zero does. It is for wrappers whose zero MaxRetries means a limit of
@@ -120,6 +125,38 @@ type Options[K comparable] struct {
 	// series told apart by the "controller" label.
 	Registry prometheus.Registerer
 
+	// Debounce, when positive, holds back the keys of informer events
+	// until a key has had no new event for this long, so that a burst of
+	// events (a status written in several steps, a rollout touching an
+	// object's children) gives one reconcile rather than several, as
+	// kube-rs's Config::debounce does. DebounceMaxWait bounds the wait, so
+	// that a key under a constant stream of events is still reconciled.
+	// Zero, the default, queues each event's key at once.
+	//
+	// Only the keys of the handlers' adds are debounced (Watch's event
+	// handlers, after their predicates, at the priority the event asked
+	// for): requeues and retries that a reconcile asks for, adds with a
+	// delay, and keys added to Queue directly go to the queue as they are.
+	// A requeue is the reconciler's own decision with its own timing, and
+	// a retry already waits for its backoff; what comes in bursts is
+	// events. The queue's own merging of a key already queued only
+	// collapses events that arrive before a worker takes the key; the
+	// debounce lets the burst end first. The cost is latency: each
+	// event's reconcile starts at least Debounce later.
+	Debounce time.Duration
+
+	// DebounceMaxWait bounds how long Debounce holds back a key from the
+	// first event of its burst. Zero means DefaultDebounceMaxWaitFactor
+	// times Debounce. It needs Debounce, and must not be below it.
+	DebounceMaxWait time.Duration
+
+	// TracerProvider, when set, makes each reconcile an OpenTelemetry span
+	// (see "Tracing" in the package documentation). Nil means the provider
+	// of Run's context, which a manager with Options.TracerProvider sets,
+	// and no tracing when that has none: then a reconcile costs nothing
+	// more. The global provider (otel.GetTracerProvider) is not used.
+	TracerProvider trace.TracerProvider
+
 	// Clock drives the queue's delays, the reconcile and cache hold time
 	// metrics and, if it has AfterFunc (clock.WithDelayedExecution, as
 	// FakeClock does), the bound on cache holds. Nil
@@ -152,10 +189,17 @@ func (o Options[K]) validate() error {
 	for _, d := range []struct {
 		name  string
 		value time.Duration
-	}{{"CacheSyncTimeout", o.CacheSyncTimeout}, {"ReconcileTimeout", o.ReconcileTimeout}, {"ShutdownTimeout", o.ShutdownTimeout}, {"CacheHoldTimeout", o.CacheHoldTimeout}} {
+	}{{"CacheSyncTimeout", o.CacheSyncTimeout}, {"ReconcileTimeout", o.ReconcileTimeout}, {"ShutdownTimeout", o.ShutdownTimeout}, {"CacheHoldTimeout", o.CacheHoldTimeout},
+		{"Debounce", o.Debounce}, {"DebounceMaxWait", o.DebounceMaxWait}} {
 		if d.value < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative, got %s", d.name, d.value))
 		}
+	}
+	if o.DebounceMaxWait > 0 && o.DebounceMaxWait < o.Debounce {
+		errs = append(errs, fmt.Errorf("DebounceMaxWait %s must not be below Debounce %s", o.DebounceMaxWait, o.Debounce))
+	}
+	if o.DebounceMaxWait > 0 && o.Debounce <= 0 {
+		errs = append(errs, errors.New("DebounceMaxWait needs Debounce"))
 	}
 	return errors.Join(errs...)
 }

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime/debug"
 	"time"
 
@@ -23,7 +22,7 @@ var errReconcileTimeout = errors.New("reconcile timeout")
 // recorded writes, once the informers have delivered them. It returns
 // false once the queue is shut down and empty.
 func (c *Controller[K]) processNextWorkItem(ctx context.Context, log logr.Logger) bool {
-	key, priority, shutdown := c.queue.GetWithPriority()
+	key, priority, waited, shutdown := c.queue.GetWithWait()
 	if shutdown {
 		return false
 	}
@@ -52,7 +51,7 @@ func (c *Controller[K]) processNextWorkItem(ctx context.Context, log logr.Logger
 	// The reconcile time is controller-runtime's: the reconcile with its
 	// result applied, on the controller's clock.
 	start := c.clock.Now()
-	state := c.reconcileHandler(ctx, log, key, priority)
+	state := c.reconcileHandler(ctx, log, key, priority, waited)
 	c.metrics.reconcileTime.Observe(c.clock.Since(start).Seconds())
 	// The result is applied (requeues wait behind the in-flight key); the
 	// key itself is handed back once the caches hold the recorded writes.
@@ -84,17 +83,24 @@ func (c *Controller[K]) ProcessNextReady(ctx context.Context) bool {
 
 // reconcileHandler runs one Reconcile of key and applies its result. It
 // returns the reconcile's state, with the writes it recorded.
-func (c *Controller[K]) reconcileHandler(ctx context.Context, log logr.Logger, key K, priority int) *reconcileState {
+func (c *Controller[K]) reconcileHandler(ctx context.Context, log logr.Logger, key K, priority int, waited time.Duration) *reconcileState {
 	watched := &c.progress
 	if c.ignoreWrites {
 		watched = nil
 	}
 	ctx, log, state := withReconcile(ctx, log, key, watched)
+	ctx, span := c.startSpan(ctx, key, string(state.id), priority, waited)
 	// controller-runtime logs the start too: with the end's line, it shows
 	// when each key was in a reconcile, e.g. that two replicas never
 	// reconcile one key at once.
 	log.V(5).Info("Reconciling")
 	result, err := c.reconcile(ctx, key)
+	if span != nil {
+		endSpan(span, result, err)
+	}
+	if result.Priority != nil {
+		priority = *result.Priority
+	}
 
 	switch {
 	case err != nil && IsTerminal(err):
@@ -147,7 +153,7 @@ func (c *Controller[K]) reconcile(ctx context.Context, key K) (result Result, er
 			panic(r)
 		}
 		logr.FromContextOrDiscard(ctx).Error(nil, "Observed a panic in Reconcile", "panic", r, "stacktrace", string(debug.Stack()))
-		result, err = Result{}, fmt.Errorf("panic in Reconcile: %v [recovered]", r)
+		result, err = Result{}, &errPanic{value: r}
 	}()
 
 	if c.reconcileTimeout > 0 {

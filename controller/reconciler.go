@@ -28,6 +28,19 @@ type Result struct {
 	// RequeueAfter, when positive, processes the key again after this long.
 	// It is ignored when Reconcile returns an error.
 	RequeueAfter time.Duration
+
+	// Priority, when set, is the queue priority of the key's next turn if
+	// this reconcile puts it back: after RequeueAfter, or after an error's
+	// backoff (it is read with errors too, as controller-runtime v0.23+
+	// reads it). Higher is served first; workqueue.PriorityNormal (0) is
+	// what events get, workqueue.PriorityLow the initial list and resyncs.
+	// Nil keeps the priority the key was served at. A higher priority
+	// cannot starve lower ones: once a ready lower level has been passed
+	// over by the queue's starvation limit of hand-outs
+	// (workqueue.DefaultStarvationLimit, 1000), one hand-out in four
+	// serves it until it is empty (see workqueue.Options.StarvationLimit).
+	// A key already waiting keeps the higher of its priorities.
+	Priority *int
 }
 
 // IsZero reports whether r asks for nothing.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/ctrlkit/ctrlkit/controller/internal/tracing"
 )
 
 // Run waits for the watched informers and handlers to sync, then reconciles
@@ -32,8 +34,14 @@ func (c *Controller[K]) Run(ctx context.Context) error {
 	c.started = true
 	c.mu.Unlock()
 	log := c.logger(ctx)
+	if tp := tracing.ProviderFrom(ctx); tp != nil && c.tracer.Load() == nil {
+		c.useTracerProvider(tp) // the manager's, under Options.TracerProvider
+	}
 	defer c.removeHandlers(log)
 	defer c.queue.ShutDown()
+	if c.debounce != nil {
+		defer c.debounce.stop()
+	}
 
 	log.Info("Starting controller", "workers", c.workers)
 	if err := c.WaitForSync(ctx); err != nil {

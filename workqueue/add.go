@@ -96,8 +96,8 @@ func (q *Queue[T]) addReadyLocked(key T, priority int32) {
 
 // addedLocked accounts for a key that just became ready or requeued.
 func (q *Queue[T]) addedLocked(it *item[T]) {
+	it.readyAt = q.now()
 	if q.metrics != nil {
-		it.readyAt = q.now()
 		q.metrics.added()
 	}
 }

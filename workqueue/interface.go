@@ -40,4 +40,7 @@ type Interface[T comparable] interface {
 	// GetWithPriority is Get that also reports the priority the key was
 	// queued with.
 	GetWithPriority() (key T, priority int, shutdown bool)
+	// GetWithWait is GetWithPriority that also reports how long the key
+	// was ready before it was handed out.
+	GetWithWait() (key T, priority int, waited time.Duration, shutdown bool)
 }

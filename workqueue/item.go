@@ -8,7 +8,7 @@ type item[T comparable] struct {
 	priority int32
 	state    itemState
 	// readyAt is when the key last became ready (or requeued), on the
-	// queue's clock, for the queue-latency metric; zero without metrics.
+	// queue's clock, for GetWithWait and the queue-latency metric.
 	readyAt int64
 	// prev and next link the item into its lane while it is ready.
 	prev, next *item[T]

@@ -215,3 +215,15 @@ func TestStarvationLimitDefault(t *testing.T) {
 		t.Fatalf("negative StarvationLimit gives %d, want 0 (off)", got)
 	}
 }
+
+// GetWithWait reports how long the key was ready, on the queue's clock.
+func TestGetWithWait(t *testing.T) {
+	q, clk := newTestQueue(t, Options[string]{})
+	q.AddWithOpts(AddOpts{Priority: 3}, "a")
+	clk.Step(250 * time.Millisecond)
+	key, priority, waited, shutdown := q.GetWithWait()
+	if key != "a" || priority != 3 || waited != 250*time.Millisecond || shutdown {
+		t.Errorf("GetWithWait = %q, %d, %s, %v; want a, 3, 250ms, false", key, priority, waited, shutdown)
+	}
+	q.Done(key)
+}

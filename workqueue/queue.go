@@ -101,23 +101,32 @@ func (q *Queue[T]) Get() (key T, shutdown bool) {
 
 // GetWithPriority is Get that also returns the priority key was served at.
 func (q *Queue[T]) GetWithPriority() (key T, priority int, shutdown bool) {
+	key, priority, _, shutdown = q.GetWithWait()
+	return key, priority, shutdown
+}
+
+// GetWithWait is GetWithPriority that also returns how long key was ready
+// before it was handed out (the workqueue_queue_duration_seconds of this
+// key): since it was added, a delayed key since its ready time, a key
+// added while in flight since that add, as client-go counts it.
+func (q *Queue[T]) GetWithWait() (key T, priority int, waited time.Duration, shutdown bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for q.ready.len == 0 && !q.shuttingDown {
 		q.keyReady.Wait()
 	}
 	if q.ready.len == 0 {
-		return key, 0, true
+		return key, 0, 0, true
 	}
 	it := q.ready.pop()
 	it.state = itemInFlight
 	q.inFlight++
+	now := q.now()
 	if q.metrics != nil {
-		now := q.now()
 		q.metrics.handedOut(it.key, now, now-it.readyAt)
 		q.timerNeededLocked(now + unfinishedWorkPeriod)
 	}
-	return it.key, int(it.priority), false
+	return it.key, int(it.priority), time.Duration(now - it.readyAt), false
 }
 
 // Done marks key as processed. If key was added again meanwhile, it becomes

@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Errors returned by Run.
@@ -191,6 +192,10 @@ func (m *Manager) AddReadyzCheck(name string, check Checker) error {
 // Registry is the registry served on /metrics: Options.Registry, or the one
 // the Manager created. Register controller metrics on it.
 func (m *Manager) Registry() *prometheus.Registry { return m.registry }
+
+// TracerProvider is Options.TracerProvider, nil without tracing: runnables
+// of the caller's that make spans of their own use it.
+func (m *Manager) TracerProvider() trace.TracerProvider { return m.opts.TracerProvider }
 
 // Elected is closed when the runnables that need leader election start:
 // once the Lease is won, or when Run starts without leader election.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
@@ -80,6 +81,13 @@ type Options struct {
 	// GracefulShutdownTimeout bounds the whole shutdown sequence. Zero means
 	// DefaultGracefulShutdownTimeout; a negative value waits forever.
 	GracefulShutdownTimeout time.Duration
+
+	// TracerProvider, when set, is given to the controllers the Manager
+	// runs, in their Run context: each one without a provider of its own
+	// (controller.Options.TracerProvider) makes a span of each reconcile.
+	// Nil means no tracing. The Manager exports nothing itself: flushing
+	// and shutting the provider down is the caller's, after Run.
+	TracerProvider trace.TracerProvider
 
 	// LeaderElection, when enabled, runs the runnables that need it only
 	// while this process holds a Lease.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/ctrlkit/ctrlkit/controller/internal/tracing"
 )
 
 // runnableEntry is one added runnable and, once started, its goroutine.
@@ -128,6 +130,9 @@ func (m *Manager) claim(ctx context.Context) (*run, error) {
 	// Runnables see ctx's values but not its cancellation: the Manager
 	// cancels them itself, in order.
 	r.base = logr.NewContext(context.WithoutCancel(ctx), r.log)
+	if m.opts.TracerProvider != nil {
+		r.base = tracing.WithProvider(r.base, m.opts.TracerProvider)
+	}
 	for _, e := range m.runnables {
 		if e.leader {
 			r.leaders = append(r.leaders, e)
