@@ -4,8 +4,9 @@ GO ?= go
 # Nested modules: peers and upstream live outside the library's import graph;
 # internal/envtestuser uses controller/envtest as a user's module would;
 # internal/tools pins controller-gen (go generate) and checks the generated files are fresh;
-# internal/operatoruser is an operator module written from examples/README.md's CRD section.
-NESTED := internal/benchmarks internal/upstreamcheck internal/cpbuild internal/envtestuser internal/tools internal/operatoruser
+# internal/operatoruser is an operator module written from examples/README.md's CRD section;
+# internal/kstatuscheck checks controllerutil's conditions with cli-utils' kstatus.
+NESTED := internal/benchmarks internal/upstreamcheck internal/cpbuild internal/envtestuser internal/tools internal/operatoruser internal/kstatuscheck
 E2E_TIMEOUT ?= 45m
 
 .PHONY: all demo test check vet sizes unit upstream upstream-long e2e bench fuzz cluster scalebench scalebench-shards
@@ -39,12 +40,14 @@ unit:
 	$(GO) test -race -count=1 ./...
 
 ## upstream: our Deployment logic against k8s.io/kubernetes v1.37.2 (hash, sync decisions,
-## 1000 random worlds); also compiles and runs the benchmark module's tests (no benchmarks), and
-## internal/tools's check that the files controller-gen generates are committed fresh.
+## 1000 random worlds); also compiles and runs the benchmark module's tests (no benchmarks),
+## internal/tools's check that the files controller-gen generates are committed fresh, and the
+## kstatus cross-check of controllerutil's conditions.
 upstream:
 	cd internal/upstreamcheck && $(GO) test -count=1 ./...
 	cd internal/tools && $(GO) test -count=1 ./...
 	cd internal/benchmarks && $(GO) test -count=1 -run . ./...
+	cd internal/kstatuscheck && $(GO) test -race -count=1 ./...
 
 ## upstream-long: the randomized differential test over WORLDS random worlds from seed SEED
 ## (20000 worlds: 10 to 15 minutes on two cores). A difference names the seed that replays it.

@@ -14,7 +14,9 @@
 //     the finalizer;
 //   - status conditions: [SetCondition], apimachinery's
 //     meta.SetStatusCondition with the condition's observedGeneration set,
-//     and [IsConditionCurrent].
+//     and [IsConditionCurrent]; [MarkReconciling], [MarkStalled] and
+//     [MarkReady] keep Ready and the conditions kstatus reads (Reconciling
+//     and Stalled, "abnormal-true") consistent.
 //
 // The helpers take small interfaces ([Getter], [Creator], [Updater],
 // [Patcher]) with the method signatures generated clients have, so that

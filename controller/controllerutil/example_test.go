@@ -3,6 +3,7 @@ package controllerutil_test
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -71,4 +72,30 @@ func ExampleSetCondition() {
 		controllerutil.IsConditionCurrent(d, conditions, "Available", metav1.ConditionTrue))
 	// Output:
 	// true 2 true
+}
+
+// A reconciler reports its progress in the conditions kstatus reads
+// (Reconciling, Stalled) and in Ready, for kubectl wait
+// --for=condition=Ready; status.observedGeneration is set alongside.
+func ExampleMarkReady() {
+	app := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 2}}
+	var conditions []metav1.Condition
+	show := func() {
+		var shown []string
+		for _, c := range conditions {
+			shown = append(shown, fmt.Sprintf("%s=%s (%s, generation %d)", c.Type, c.Status, c.Reason, c.ObservedGeneration))
+		}
+		fmt.Println(strings.Join(shown, " "))
+	}
+
+	controllerutil.MarkReconciling(app, &conditions, "RollingOut", "2 of 3 replicas updated")
+	show()
+	controllerutil.MarkStalled(app, &conditions, "ProgressDeadlineExceeded", "no progress for 10m")
+	show()
+	controllerutil.MarkReady(app, &conditions, "RolloutComplete", "every replica is updated and available")
+	show()
+	// Output:
+	// Reconciling=True (RollingOut, generation 2) Ready=False (RollingOut, generation 2)
+	// Ready=False (ProgressDeadlineExceeded, generation 2) Stalled=True (ProgressDeadlineExceeded, generation 2)
+	// Ready=True (RolloutComplete, generation 2)
 }

@@ -30,6 +30,7 @@ type elector struct {
 	lock    *resourcelock.LeaseLock
 	le      *leaderelection.LeaderElector
 	started chan struct{} // closed by OnStartedLeading
+	logger  logr.Logger
 }
 
 func newElector(opts LeaderElection, logger logr.Logger) (*elector, error) {
@@ -37,6 +38,7 @@ func newElector(opts LeaderElection, logger logr.Logger) (*elector, error) {
 		id:      opts.ID,
 		opts:    opts,
 		started: make(chan struct{}),
+		logger:  logger,
 		lock: &resourcelock.LeaseLock{
 			LeaseMeta: metav1.ObjectMeta{Namespace: opts.Namespace, Name: opts.Name},
 			Client:    opts.Client.CoordinationV1(),
@@ -54,6 +56,9 @@ func newElector(opts LeaderElection, logger logr.Logger) (*elector, error) {
 		LeaseDuration: opts.LeaseDuration,
 		RenewDeadline: opts.RenewDeadline,
 		RetryPeriod:   opts.RetryPeriod,
+		// Coordinated, the elector never takes the Lease: it renews it
+		// only while the API server names it the holder.
+		Coordinated: opts.Coordinated.Enabled,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(context.Context) { close(e.started) },
 			// Run notices the end of leadership when run returns.
@@ -72,7 +77,13 @@ func newElector(opts LeaderElection, logger logr.Logger) (*elector, error) {
 
 // run campaigns for the Lease, holds it until ctx is cancelled or renewal
 // fails, and returns without releasing it.
-func (e *elector) run(ctx context.Context) { e.le.Run(ctx) }
+func (e *elector) run(ctx context.Context) {
+	if e.opts.Coordinated.Enabled {
+		e.runCoordinated(ctx)
+		return
+	}
+	e.le.Run(ctx)
+}
 
 // healthCheck fails when this process leads but has not renewed its Lease
 // for longer than leaderHealthTimeout past its expiry.

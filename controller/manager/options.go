@@ -117,7 +117,8 @@ type LeaderElection struct {
 	Name      string
 
 	// ID identifies this candidate in the Lease. Empty means the host name
-	// followed by "_" and a random UUID, so that two Managers in one process
+	// followed by "_" ("-" with Coordinated, where the ID names a
+	// LeaseCandidate) and a random UUID, so that two Managers in one process
 	// are distinct candidates.
 	ID string
 
@@ -145,6 +146,10 @@ type LeaderElection struct {
 	// the component, as kube-controller-manager records them; nil without
 	// Options.Client records none.
 	EventRecorder resourcelock.EventRecorder
+
+	// Coordinated, when enabled, lets the API server pick the leader among
+	// the candidates (KEP-4355) instead of the first to take the Lease.
+	Coordinated CoordinatedLeaderElection
 }
 
 // endpointAddr maps "0", the spelling of "off" in kube-controller-manager's
@@ -211,6 +216,9 @@ func (le LeaderElection) withDefaults() (LeaderElection, error) {
 	if le.RetryPeriod <= 0 || time.Duration(leaderelection.JitterFactor*float64(le.RetryPeriod)) >= le.RenewDeadline {
 		errs = append(errs, fmt.Errorf("LeaderElection.RetryPeriod %s must be positive and, times %.1f, below RenewDeadline %s", le.RetryPeriod, leaderelection.JitterFactor, le.RenewDeadline))
 	}
+	var coordErrs []error
+	le.Coordinated, coordErrs = le.Coordinated.withDefaults(le.ID)
+	errs = append(errs, coordErrs...)
 	if len(errs) > 0 {
 		return le, fmt.Errorf("manager: invalid options: %w", errors.Join(errs...))
 	}
@@ -219,7 +227,11 @@ func (le LeaderElection) withDefaults() (LeaderElection, error) {
 		if err != nil {
 			return le, fmt.Errorf("manager: LeaderElection.ID is empty and the host name is unknown: %w", err)
 		}
-		le.ID = host + "_" + string(uuid.NewUUID())
+		sep := "_"
+		if le.Coordinated.Enabled {
+			sep = "-" // the ID names the LeaseCandidate, where "_" is invalid
+		}
+		le.ID = host + sep + string(uuid.NewUUID())
 	}
 	return le, nil
 }

@@ -69,6 +69,9 @@ func (m *Manager) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := m.checkCoordinatedServed(); err != nil {
+		return err
+	}
 	if err := r.startServers(); err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func TestWebAppOperatorE2E(t *testing.T) {
 
 	t.Run("invalid", func(t *testing.T) { testInvalid(t, webApps.Namespace(ns)) })
 	t.Run("name conflict", func(t *testing.T) { testNameConflict(t, kube, webApps.Namespace(ns)) })
-	t.Run("lifecycle", func(t *testing.T) { testLifecycle(t, kube, webApps.Namespace(ns)) })
+	t.Run("lifecycle", func(t *testing.T) { testLifecycle(t, c, kube, webApps.Namespace(ns)) })
 
 	// Events are written without retries, so a missing grant would only be
 	// logged: check that the leadership event on the Lease was written.
@@ -92,7 +92,7 @@ func startOperator(t *testing.T, c cluster) {
 	})
 }
 
-func testLifecycle(t *testing.T, kube kubernetes.Interface, webApps *typed.Client[*v1alpha1.WebApp]) {
+func testLifecycle(t *testing.T, c cluster, kube kubernetes.Interface, webApps *typed.Client[*v1alpha1.WebApp]) {
 	ctx := t.Context()
 	app, err := webApps.Create(ctx, &v1alpha1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: v1alpha1.WebAppSpec{Image: "nginx:1.26", Replicas: ptr.To[int32](2)}}, metav1.CreateOptions{})
@@ -126,6 +126,7 @@ func testLifecycle(t *testing.T, kube kubernetes.Interface, webApps *typed.Clien
 		return cm.Data["service"] == "web.shop.svc", fmt.Errorf("data %v", cm.Data)
 	})
 	t.Log("created")
+	waitReady(t, c, webApps, ns, "web")
 	app = waitForRollout(t, webApps, "web")
 	if app.Status.AvailableReplicas != 2 || !controllerutil.ContainsFinalizer(app, finalizer) {
 		t.Errorf("status %+v, finalizers %v", app.Status, app.Finalizers)
@@ -147,6 +148,7 @@ func testLifecycle(t *testing.T, kube kubernetes.Interface, webApps *typed.Clien
 		t.Fatal(err)
 	}
 	t.Log("image changed")
+	waitReady(t, c, webApps, ns, "web")
 	waitForRollout(t, webApps, "web")
 	d, err = kube.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
 	if err != nil {
@@ -171,6 +173,28 @@ func testLifecycle(t *testing.T, kube kubernetes.Interface, webApps *typed.Clien
 		return gone(kube.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})) &&
 			gone(kube.CoreV1().Services(ns).Get(ctx, "web", metav1.GetOptions{})), nil
 	})
+}
+
+// waitReady runs kubectl wait --for=condition=Ready on the WebApp, which
+// returns once Ready is True for the WebApp's current generation, and
+// checks that the WebApp then reads as reconciled: Ready current, no
+// Reconciling or Stalled, status.observedGeneration current (what kstatus
+// calls Current).
+func waitReady(t *testing.T, c cluster, webApps *typed.Client[*v1alpha1.WebApp], ns, name string) {
+	t.Helper()
+	if out, err := c.kubectl(t.Context(), "wait", "--for=condition=Ready", "--timeout=120s", "-n", ns, "webapp/"+name); err != nil {
+		t.Fatalf("kubectl wait --for=condition=Ready webapp/%s: %v\n%s", name, err, out)
+	}
+	app, err := webApps.Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !controllerutil.IsConditionCurrent(app, app.Status.Conditions, controllerutil.ConditionReady, metav1.ConditionTrue) ||
+		meta.FindStatusCondition(app.Status.Conditions, controllerutil.ConditionReconciling) != nil ||
+		meta.FindStatusCondition(app.Status.Conditions, controllerutil.ConditionStalled) != nil ||
+		app.Status.ObservedGeneration != app.Generation {
+		t.Errorf("after kubectl wait: generation %d, status %+v; want Ready current, no Reconciling or Stalled", app.Generation, app.Status)
+	}
 }
 
 // waitForRollout waits until the WebApp reports, for its current

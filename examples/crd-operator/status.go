@@ -22,7 +22,9 @@ const (
 // setStatusFromDeployment reports d, the WebApp's Deployment as last
 // written or read, in status: Available from the Deployment's own
 // Available condition, Progressing from whether its rollout is complete
-// (as kubectl rollout status decides it).
+// (as kubectl rollout status decides it), and the kstatus conditions from
+// both: Ready once the rollout is complete and available, Stalled past the
+// progress deadline, Reconciling otherwise.
 func setStatusFromDeployment(app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus, d *appsv1.Deployment) {
 	status.Replicas, status.AvailableReplicas = d.Status.Replicas, d.Status.AvailableReplicas
 
@@ -42,15 +44,26 @@ func setStatusFromDeployment(app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus
 		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionFalse, reasonRolloutComplete, "every replica is updated and available"
 	}
 	controllerutil.SetCondition(app, &status.Conditions, progressing)
+
+	switch {
+	case progressing.Reason == reasonDeadlineExceeded:
+		controllerutil.MarkStalled(app, &status.Conditions, reasonDeadlineExceeded, progressing.Message)
+	case progressing.Reason == reasonRolloutComplete && available.Status == metav1.ConditionTrue:
+		controllerutil.MarkReady(app, &status.Conditions, reasonRolloutComplete, progressing.Message)
+	default:
+		controllerutil.MarkReconciling(app, &status.Conditions, progressing.Reason, progressing.Message)
+	}
 }
 
 // setConflict reports that the WebApp's objects cannot be written: it is
-// neither progressing nor available until the conflict is resolved.
+// neither progressing nor available until the conflict is resolved, and
+// stalled for kstatus, since retries cannot fix it.
 func setConflict(app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus, msg string) {
 	for _, t := range []string{v1alpha1.Progressing, v1alpha1.Available} {
 		controllerutil.SetCondition(app, &status.Conditions, metav1.Condition{Type: t,
 			Status: metav1.ConditionFalse, Reason: reasonNameConflict, Message: msg})
 	}
+	controllerutil.MarkStalled(app, &status.Conditions, reasonNameConflict, msg)
 }
 
 // rolloutComplete is kubectl rollout status's test: the Deployment

@@ -27,11 +27,17 @@ var (
 	// shardedCP is an API server alone that serves sharded list and watch
 	// (KEP-5866).
 	shardedCP = sharedControlPlane{opts: envtest.Options{Mode: envtest.APIServerOnly, FeatureGates: map[string]bool{"ShardedListAndWatch": true}}}
+	// coordinatedCP is an API server alone that runs coordinated leader
+	// election (KEP-4355): its leader election controller assigns Leases
+	// to LeaseCandidates.
+	coordinatedCP = sharedControlPlane{opts: envtest.Options{Mode: envtest.APIServerOnly,
+		FeatureGates:   map[string]bool{"CoordinatedLeaderElection": true},
+		APIServerFlags: []string{"--runtime-config=coordination.k8s.io/v1beta1=true"}}}
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, s := range []*sharedControlPlane{&upstreamCP, &ourCP, &ourShardedCP, &shardedCP} {
+	for _, s := range []*sharedControlPlane{&upstreamCP, &ourCP, &ourShardedCP, &shardedCP, &coordinatedCP} {
 		if err := s.stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "e2e:", err)
 			code = 1
