@@ -9,7 +9,7 @@ GO ?= go
 NESTED := internal/benchmarks internal/upstreamcheck internal/cpbuild internal/envtestuser internal/tools internal/operatoruser internal/kstatuscheck
 E2E_TIMEOUT ?= 45m
 
-.PHONY: all demo test check vet sizes unit upstream upstream-long e2e bench fuzz cluster scalebench scalebench-shards
+.PHONY: all demo test check vet sizes unit upstream upstream-long e2e conformance bench fuzz cluster scalebench scalebench-shards
 
 all: test
 
@@ -68,6 +68,14 @@ e2e:
 	  $(GO) test -tags e2e -race -count=1 -timeout $(E2E_TIMEOUT) ./controller/envtest/... ./internal/e2e/... ./examples/crd-operator/...; rc=$$?; \
 	  wait $$user; urc=$$?; echo "internal/envtestuser, internal/operatoruser:"; cat $$out; rm -f $$out; \
 	  [ $$rc -eq 0 ] && [ $$urc -eq 0 ]
+
+## conformance: Kubernetes' own "[sig-apps] Deployment" e2e specs (k8s.io/kubernetes/test/e2e at
+## the pinned version), against examples/deployment-controller and against kube-controller-manager's
+## Deployment controller; fails when ours fails a spec upstream passes. Not part of test. The first
+## run builds the e2e test binary (several minutes) and caches it with the control plane's binaries.
+conformance:
+	$(GO) run ./internal/cmd/localcluster build
+	$(GO) run ./internal/cmd/conformance
 
 ## bench: side-by-side benchmarks against client-go and controller-runtime.
 bench:

@@ -115,6 +115,18 @@
 //     current version and lands: no 409, no retry. The requests are
 //     upstream's but for their resourceVersion; internal/cmd/scalebench's
 //     RESULTS.md has the measured writes and rollout times.
+//   - A Deployment whose selector would not select its own new ReplicaSet
+//     (the selector names pod-template-hash, which API validation accepts)
+//     gets no ReplicaSet. With matchLabels pinning a value, upstream
+//     creates one, releases it at once because its hash label does not
+//     match, reads the next create's AlreadyExists as a hash collision,
+//     bumps collisionCount and creates another: 330 to 460 ReplicaSets in
+//     15 s, for upstream and for this package alike (with In or
+//     DoesNotExist, the create fails validation on every retry). Here
+//     the pass sets ReplicaFailure=True with reason
+//     NewReplicaSetUnadoptable, emits one Warning event (when the
+//     condition appears, not every pass) and waits. The selector is
+//     immutable, so the fix is to delete the Deployment and create it again.
 //
 // Everything else is meant to decide as upstream does, odd values included:
 // an int32 overflow wraps where upstream's wraps, an annotation beyond an

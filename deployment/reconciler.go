@@ -213,6 +213,17 @@ func (r *Reconciler) syncDeployment(ctx context.Context, d *appsv1.Deployment) (
 		return controller.Result{}, r.sync(ctx, d, rsList)
 	}
 
+	// Every path from here may create the new ReplicaSet. One the selector
+	// would release at once is not created (a deliberate difference from
+	// upstream, see the package doc).
+	unadoptable, hash, err := newReplicaSetUnadoptable(d)
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if unadoptable && findNewReplicaSet(d, rsList) == nil {
+		return controller.Result{}, r.reportUnadoptable(ctx, d, hash)
+	}
+
 	// Rollback is not re-entrant: finish it (and clear the annotation) before
 	// touching any ReplicaSet for the rollout.
 	if _, ok := getRollbackTo(d); ok {
