@@ -261,7 +261,7 @@ func TestAssignmentStringRoundTrips(t *testing.T) {
 func TestAssignmentSelectorJoinsRangesWithOr(t *testing.T) {
 	a := sharding.Assignment{Cuts: []sharding.Cut{{Start: 0, Member: "a"}, {Start: 0x10, Member: "b"}, {Start: 0x20, Member: "a"}}}
 	got := a.Selector("a", sharding.NamespaceField).String()
-	want := "shardRange(object.metadata.namespace, 0x0000000000000000, 0x0000000000000010) || shardRange(object.metadata.namespace, 0x0000000000000020, 0x10000000000000000)"
+	want := "shardRange(object.metadata.namespace, '0x0000000000000000', '0x0000000000000010') || shardRange(object.metadata.namespace, '0x0000000000000020', '0x10000000000000000')"
 	if got != want {
 		t.Errorf("Selector = %q, want %q", got, want)
 	}

@@ -150,6 +150,16 @@
 // an informer in a client-go SharedInformerFactory, so that the factory's
 // typed accessors and listers return it.
 //
+// A member admits a key only once every informer registered by Informer
+// has listed the key's range and delivered that list to its cache (per
+// informer: the Deployment informer's relist does not stand for the
+// ReplicaSet informer's). This composes with the handover as a second,
+// local condition on Acquire: the handover decides when a range may be
+// served (no other member holds it), the caches when its keys may be
+// reconciled (this member sees them whole); a gained key is Pending until
+// both hold, kept keys stay admitted while the informers relist, and the
+// acknowledgement of lost keys does not wait for caches.
+//
 // # With a manager
 //
 // A Ring is a manager Runnable that does not need leader election, so it
