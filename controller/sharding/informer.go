@@ -43,15 +43,21 @@ func FromClient[L runtime.Object](c ListerWatcherClient[L]) *cache.ListWatch {
 // typed accessors (factory.Apps().V1().Deployments()) and their listers
 // return the sharded informer, so that existing controller constructors
 // use it unchanged. The factory's transform (WithTransform) applies.
-// With the ring's Options.Registry, the informer's store size is the gauge
+// The ring admits a key (Acquire) only once this informer has listed the
+// key's range and its cache holds what the list returned: every
+// informer registered here must be started, or the ring's keys stay
+// Pending. With the ring's Options.Registry, the informer's store size is the gauge
 // ctrlkit_shard_cached_objects{ring, resource}.
 //
 //	sharding.Informer(factory, &appsv1.Deployment{},
 //		sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments("")), ring, sharding.Namespaced)
 func Informer(factory informers.SharedInformerFactory, obj runtime.Object, lw cache.ListerWatcherWithContext, ring *Ring, scope Scope) cache.SharedIndexInformer {
 	return factory.InformerFor(obj, func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		informer := cache.NewSharedIndexInformer(newListWatch(lw, ring, scope), obj, resync,
+		slw := newListWatch(lw, ring, scope)
+		slw.cache = ring.addCache()
+		informer := cache.NewSharedIndexInformer(slw, obj, resync,
 			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+		ring.trackListed(informer, slw.cache)
 		ring.metrics.cachedObjects(resourceName(obj), informer.GetStore(), ring.log)
 		return informer
 	})

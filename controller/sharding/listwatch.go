@@ -52,6 +52,7 @@ type shardedListWatch struct {
 	ring  *Ring
 	scope Scope
 	log   logr.Logger
+	cache *listedCache // nil: the ring does not wait for this cache
 
 	mu          sync.Mutex
 	last        Range
@@ -75,6 +76,9 @@ func (s *shardedListWatch) ListWithContext(ctx context.Context, opts metav1.List
 	}
 	if err := s.filterList(list, target); err != nil {
 		return nil, err
+	}
+	if s.cache != nil {
+		s.ring.listing(s.cache, target, listItems(list))
 	}
 	s.mu.Lock()
 	s.last, s.lastChanged = target, changed

@@ -91,6 +91,7 @@ type Ring struct {
 	inFlight         map[uint64]int
 	owned            map[uint64]struct{} // hashes admitted while serving them
 	idle             chan struct{}       // signalled when inFlight becomes empty
+	caches           []*listedCache      // informers whose caches gate Acquire
 }
 
 // New returns a ring member that has not joined yet: Run (or Sync) joins.
@@ -158,14 +159,16 @@ func (r *Ring) Serving() Range {
 }
 
 // Acquire decides whether the key with hash h may be reconciled by this
-// member now. If Admitted, the member counts the reconcile as in flight
+// member now: h must be in its serving range and, for every informer
+// registered by Informer, in the range that informer has listed and
+// delivered to its cache (Pending until then). If Admitted, the member counts the reconcile as in flight
 // until release is called (exactly once), and hands no range over while
 // it runs outside its range; otherwise release is nil.
 func (r *Ring) Acquire(h uint64) (release func(), a Admission) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case r.serving.Contains(h) && !r.fencedLocked(r.clock.Now()):
+	case r.serving.Contains(h) && !r.fencedLocked(r.clock.Now()) && r.listedLocked(h):
 		r.inFlight[h]++
 		if _, ok := r.owned[h]; !ok {
 			r.owned[h] = struct{}{}

@@ -1,0 +1,105 @@
+package sharding
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
+)
+
+// listedCache is what the ring knows of one informer's cache, registered
+// by Informer: the part of the target it is known to hold. A member
+// admits a key only once every registered cache holds the key's range, so
+// that a gained key is not reconciled on half a cache (its Deployment
+// cached, its ReplicaSets not yet).
+//
+// Invariants, under the ring's mu: listed ⊆ the range of the last list;
+// pending holds the keys of that list's objects in its gained part (not
+// in listed before it) that the informer has not notified yet; when
+// pending empties, listed becomes pendingTarget. Notifications come after
+// the informer's indexer has the object, so the indexer then holds every
+// object the list returned in the gained part.
+type listedCache struct {
+	listed        Range
+	pendingTarget Range
+	pending       map[string]struct{}
+}
+
+// addCache registers an informer cache whose listed range gates Acquire.
+func (r *Ring) addCache() *listedCache {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := &listedCache{listed: EmptyRange, pendingTarget: EmptyRange}
+	r.caches = append(r.caches, c)
+	return c
+}
+
+// listing records that c's informer listed target and got items (already
+// restricted to target), before the informer sees them. What it listed
+// before and outside target is no longer known to be held.
+func (r *Ring) listing(c *listedCache, target Range, items []runtime.Object) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c.listed = c.listed.Intersect(target)
+	c.pending = map[string]struct{}{}
+	for _, item := range items {
+		h, err := ObjectHash(item)
+		if err != nil || c.listed.Contains(h) {
+			continue
+		}
+		if key, err := cache.MetaNamespaceKeyFunc(item); err == nil {
+			c.pending[key] = struct{}{}
+		}
+	}
+	c.pendingTarget = target
+	if len(c.pending) == 0 {
+		c.listed, c.pending = target, nil
+	}
+}
+
+// notified records that c's informer has delivered obj, so its indexer
+// holds (or has deleted) it.
+func (r *Ring) notified(c *listedCache, obj any) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := c.pending[key]; !ok {
+		return
+	}
+	delete(c.pending, key)
+	if len(c.pending) == 0 {
+		c.listed, c.pending = c.pendingTarget, nil
+	}
+}
+
+// listedLocked reports whether every registered cache holds hash h.
+func (r *Ring) listedLocked(h uint64) bool {
+	for _, c := range r.caches {
+		if !c.listed.Contains(h) {
+			return false
+		}
+	}
+	return true
+}
+
+// trackListed makes informer's notifications clear c's pending keys.
+func (r *Ring) trackListed(informer cache.SharedIndexInformer, c *listedCache) {
+	notify := func(obj any) { r.notified(c, obj) }
+	// AddEventHandler fails only on a stopped informer, which lists nothing.
+	_, _ = informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    notify,
+		UpdateFunc: func(_, obj any) { notify(obj) },
+		DeleteFunc: notify,
+	})
+}
+
+// listItems are list's objects.
+func listItems(list runtime.Object) []runtime.Object {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil
+	}
+	return items
+}
