@@ -11,6 +11,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
+	"github.com/ctrlkit/ctrlkit/examples/internal/otlptracing"
 )
 
 // component names the process in its user agent, events and Lease.
@@ -19,6 +20,8 @@ const component = "ctrlkit-deployment-controller"
 // options are the command's flags.
 type options struct {
 	managerflags.Options
+	// Tracing is --otlp-endpoint: where the spans of reconciles go.
+	Tracing otlptracing.Options
 	// ConcurrentDeploymentSyncs is the number of workers.
 	ConcurrentDeploymentSyncs int
 	// ShardRing, when set, names the ring of replicas this one joins to
@@ -39,6 +42,7 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	}
 	var fss cliflag.NamedFlagSets
 	o.AddFlags(&fss)
+	o.Tracing.AddFlags(fss.FlagSet("tracing"))
 	// kube-controller-manager's own section and wording.
 	fss.FlagSet("deployment controller").IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs,
 		"The number of deployment objects that are allowed to sync concurrently. Larger number = more responsive deployments, but more CPU (and network) load")
@@ -51,7 +55,7 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	if o.ConcurrentDeploymentSyncs < 1 {
 		errs = append(errs, fmt.Errorf("--concurrent-deployment-syncs must be at least 1, got %d", o.ConcurrentDeploymentSyncs))
 	}
-	errs = append(errs, o.Validate())
+	errs = append(errs, o.Validate(), o.Tracing.Validate())
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("invalid flags: %w", err)
 	}
@@ -78,4 +82,10 @@ func (o *options) controllerOptions() controller.Options[string] {
 // context has ended.
 func shardReconcileTimeout(le manager.LeaderElection) time.Duration {
 	return (le.LeaseDuration - le.RenewDeadline) * 4 / 5
+}
+
+// Traced returns the --otlp-endpoint flag and the manager options its
+// TracerProvider goes into.
+func (o *options) Traced() (*otlptracing.Options, *manager.Options) {
+	return &o.Tracing, &o.Manager
 }

@@ -9,16 +9,17 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlkit/ctrlkit/controller/manager"
-	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/deployment"
+	"github.com/ctrlkit/ctrlkit/examples/internal/otlptracing"
 	"github.com/ctrlkit/ctrlkit/handler"
 )
 
-// run parses args, connects to the API server and runs the controller until
-// ctx is cancelled.
+// run parses args, connects to the API server and runs the manager until
+// ctx is cancelled; with --otlp-endpoint, its reconciles and the API
+// requests they make are traced.
 func run(ctx context.Context, args []string, stdout io.Writer) error {
-	return managerflags.Run(ctx, args, stdout, component, parseOptions, newManager)
+	return otlptracing.RunManager(ctx, args, stdout, component, parseOptions, newManager)
 }
 
 // newManager wires the Deployment controller into a manager.

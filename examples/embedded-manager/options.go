@@ -9,7 +9,9 @@ import (
 
 	cliflag "k8s.io/component-base/cli/flag"
 
+	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
+	"github.com/ctrlkit/ctrlkit/examples/internal/otlptracing"
 )
 
 // component names the process in its user agent and Lease.
@@ -21,6 +23,8 @@ var knownControllers = []string{"deployment", "configrollout"}
 // options are the command's flags.
 type options struct {
 	managerflags.Options
+	// Tracing is --otlp-endpoint: where the spans of reconciles go.
+	Tracing otlptracing.Options
 	// Controllers is --controllers as given.
 	Controllers               []string
 	ConcurrentDeploymentSyncs int
@@ -38,6 +42,7 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	}
 	var fss cliflag.NamedFlagSets
 	o.AddFlags(&fss)
+	o.Tracing.AddFlags(fss.FlagSet("tracing"))
 	// The sections of kube-controller-manager's --help.
 	fss.FlagSet("generic").StringSliceVar(&o.Controllers, "controllers", o.Controllers,
 		`A list of controllers to enable. "*" enables all; "foo" enables foo; "-foo" disables foo. Known: `+strings.Join(knownControllers, ", "))
@@ -55,7 +60,7 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 			errs = append(errs, fmt.Errorf("%s must be at least 1, got %d", name, n))
 		}
 	}
-	errs = append(errs, o.Validate())
+	errs = append(errs, o.Validate(), o.Tracing.Validate())
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("invalid flags: %w", err)
 	}
@@ -90,4 +95,10 @@ func (o *options) enabled() ([]string, error) {
 		return nil, errors.New("--controllers enables no controller")
 	}
 	return on, nil
+}
+
+// Traced returns the --otlp-endpoint flag and the manager options its
+// TracerProvider goes into.
+func (o *options) Traced() (*otlptracing.Options, *manager.Options) {
+	return &o.Tracing, &o.Manager
 }

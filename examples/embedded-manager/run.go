@@ -11,15 +11,16 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
-	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 	"github.com/ctrlkit/ctrlkit/deployment"
 	"github.com/ctrlkit/ctrlkit/examples/configrollout"
+	"github.com/ctrlkit/ctrlkit/examples/internal/otlptracing"
 )
 
-// run parses args, connects to the API server and runs the controllers
-// until ctx is cancelled.
+// run parses args, connects to the API server and runs the manager until
+// ctx is cancelled; with --otlp-endpoint, its reconciles and the API
+// requests they make are traced.
 func run(ctx context.Context, args []string, stdout io.Writer) error {
-	return managerflags.Run(ctx, args, stdout, component, parseOptions, newManager)
+	return otlptracing.RunManager(ctx, args, stdout, component, parseOptions, newManager)
 }
 
 // newManager builds one manager with the enabled controllers on one shared

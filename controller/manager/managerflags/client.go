@@ -3,6 +3,10 @@ package managerflags
 import (
 	"context"
 	"fmt"
+	"net/http"
+
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/propagation"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -22,6 +26,14 @@ import (
 // server, gzip costs both ends CPU for little bandwidth saved, and since v1.37
 // (WatchListCompression) an informer's whole watch stream would be
 // compressed, event by event.
+//
+// With a TracerProvider in o.Manager, the transport is wrapped with
+// otelhttp, the one call of package controller's "Tracing": a request made
+// in a reconcile becomes a child of the reconcile's span, and carries the
+// span in a W3C traceparent header, so that an API server that traces
+// (APIServerTracing) puts its own spans in the same trace. Requests made
+// outside reconciles (the informers' lists and watches) go to the global
+// provider, a no-op unless the process sets one.
 func (o *Options) RESTConfig(userAgent string) (*rest.Config, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags(o.Master, o.Kubeconfig)
 	if err != nil {
@@ -32,6 +44,11 @@ func (o *Options) RESTConfig(userAgent string) (*rest.Config, error) {
 	cfg.ContentType = o.KubeAPIContentType
 	cfg.DisableCompression = true
 	cfg = rest.AddUserAgent(cfg, userAgent)
+	if o.Manager.TracerProvider != nil {
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+			return otelhttp.NewTransport(rt, otelhttp.WithPropagators(propagation.TraceContext{}))
+		})
+	}
 	return cfg, nil
 }
 

@@ -8,7 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	cliflag "k8s.io/component-base/cli/flag"
 
+	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
+	"github.com/ctrlkit/ctrlkit/examples/internal/otlptracing"
 )
 
 // component names the process in its user agent, events and Lease.
@@ -17,6 +19,8 @@ const component = "configrollout"
 // options are the command's flags.
 type options struct {
 	managerflags.Options
+	// Tracing is --otlp-endpoint: where the spans of reconciles go.
+	Tracing otlptracing.Options
 	// Namespace limits the controller to one namespace; empty means all.
 	Namespace string
 	// ConcurrentSyncs is the number of workers.
@@ -29,6 +33,7 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	o := &options{Options: managerflags.Defaults(component), ConcurrentSyncs: 2}
 	var fss cliflag.NamedFlagSets
 	o.AddFlags(&fss)
+	o.Tracing.AddFlags(fss.FlagSet("tracing"))
 	fs := fss.FlagSet("configrollout controller")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "Watch only this namespace (Deployments, ConfigMaps and Secrets). Empty means every namespace.")
 	fs.IntVar(&o.ConcurrentSyncs, "concurrent-syncs", o.ConcurrentSyncs, "The number of Deployments reconciled concurrently.")
@@ -44,9 +49,15 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 			errs = append(errs, fmt.Errorf("--namespace %q: %s", o.Namespace, msg))
 		}
 	}
-	errs = append(errs, o.Validate())
+	errs = append(errs, o.Validate(), o.Tracing.Validate())
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("invalid flags: %w", err)
 	}
 	return o, nil
+}
+
+// Traced returns the --otlp-endpoint flag and the manager options its
+// TracerProvider goes into.
+func (o *options) Traced() (*otlptracing.Options, *manager.Options) {
+	return &o.Tracing, &o.Manager
 }

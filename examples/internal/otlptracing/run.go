@@ -1,0 +1,46 @@
+package otlptracing
+
+import (
+	"context"
+	"io"
+
+	"go.opentelemetry.io/otel/trace"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/ctrlkit/ctrlkit/controller/manager"
+)
+
+// Traced is an example binary's options: it makes the client, and holds
+// the --otlp-endpoint flag and the manager options its provider goes into.
+type Traced interface {
+	Client(userAgent string) (kubernetes.Interface, error)
+	Traced() (*Options, *manager.Options)
+}
+
+// RunManager is managerflags.Run with tracing: it parses args, builds the
+// TracerProvider of --otlp-endpoint into the manager options (so that the
+// client made next traces its requests too), connects as component, builds
+// the manager with newManager and runs it until ctx is cancelled; then it
+// flushes the last spans.
+func RunManager[O Traced](ctx context.Context, args []string, stdout io.Writer, component string,
+	parse func(args []string, output io.Writer) (O, error),
+	newManager func(ctx context.Context, o O, client kubernetes.Interface) (*manager.Manager, error),
+) error {
+	o, err := parse(args, stdout)
+	if err != nil {
+		return err
+	}
+	flag, mgrOpts := o.Traced()
+	return flag.Run(ctx, component, func(tp trace.TracerProvider) error {
+		mgrOpts.TracerProvider = tp
+		client, err := o.Client(component)
+		if err != nil {
+			return err
+		}
+		mgr, err := newManager(ctx, o, client)
+		if err != nil {
+			return err
+		}
+		return mgr.Run(ctx)
+	})
+}
