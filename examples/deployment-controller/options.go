@@ -30,6 +30,8 @@ type options struct {
 	// election's timings, which also bound each reconcile
 	// (shardReconcileTimeout).
 	ShardRing string
+	// Debounce and DebounceMaxWait are controller.Options'.
+	Debounce, DebounceMaxWait time.Duration
 }
 
 // parseOptions parses args (without the program name) with
@@ -48,12 +50,24 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 		"The number of deployment objects that are allowed to sync concurrently. Larger number = more responsive deployments, but more CPU (and network) load")
 	fss.FlagSet("sharding").StringVar(&o.ShardRing, "shard-ring", o.ShardRing,
 		"If set, run sharded: join the ring of replicas of this name (a Lease each, in --leader-elect-resource-namespace), which split Deployments by namespace; every replica runs the controller for its share, and caches only that. Each reconcile then times out after 4/5 of --leader-elect-lease-duration minus --leader-elect-renew-deadline, so that it ends before another replica may take its namespace over.")
+	fss.FlagSet("deployment controller").DurationVar(&o.Debounce, "debounce", o.Debounce,
+		"If positive, reconcile a Deployment only once its events have been quiet for this long, so that a burst of events gives one sync: fewer syncs and writes for this much more latency. 0 syncs at each event, as kube-controller-manager does.")
+	fss.FlagSet("deployment controller").DurationVar(&o.DebounceMaxWait, "debounce-max-wait", o.DebounceMaxWait,
+		"With --debounce, the longest a Deployment under a constant stream of events waits for its sync. 0 means 10 times --debounce.")
 	if err := managerflags.Parse("deployment-controller", &fss, args, output); err != nil {
 		return nil, err
 	}
 	var errs []error
 	if o.ConcurrentDeploymentSyncs < 1 {
 		errs = append(errs, fmt.Errorf("--concurrent-deployment-syncs must be at least 1, got %d", o.ConcurrentDeploymentSyncs))
+	}
+	switch {
+	case o.Debounce < 0 || o.DebounceMaxWait < 0:
+		errs = append(errs, fmt.Errorf("--debounce (%s) and --debounce-max-wait (%s) must not be negative", o.Debounce, o.DebounceMaxWait))
+	case o.DebounceMaxWait > 0 && o.DebounceMaxWait < o.Debounce:
+		errs = append(errs, fmt.Errorf("--debounce-max-wait (%s) must not be below --debounce (%s)", o.DebounceMaxWait, o.Debounce))
+	case o.DebounceMaxWait > 0 && o.Debounce == 0:
+		errs = append(errs, errors.New("--debounce-max-wait needs --debounce"))
 	}
 	errs = append(errs, o.Validate(), o.Tracing.Validate())
 	if err := errors.Join(errs...); err != nil {
@@ -65,7 +79,11 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 // controllerOptions are the Deployment controller's options that follow
 // from the flags: its workers and, when sharded, a reconcile timeout.
 func (o *options) controllerOptions() controller.Options[string] {
-	copts := controller.Options[string]{Workers: o.ConcurrentDeploymentSyncs}
+	copts := controller.Options[string]{
+		Workers:         o.ConcurrentDeploymentSyncs,
+		Debounce:        o.Debounce,
+		DebounceMaxWait: o.DebounceMaxWait,
+	}
 	if o.ShardRing != "" {
 		copts.ReconcileTimeout = shardReconcileTimeout(o.Manager.LeaderElection)
 	}

@@ -67,6 +67,9 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=127.0.0.1:9443",
 		"--shard-ring=deployments",
+		"--debounce=2s",
+		"--debounce-max-wait=30s",
+		"--otlp-endpoint=http://otel-collector:4318",
 	}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -96,9 +99,15 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 		},
 		ConcurrentDeploymentSyncs: 50,
 		ShardRing:                 "deployments",
+		Debounce:                  2 * time.Second,
+		DebounceMaxWait:           30 * time.Second,
 	}
+	want.Tracing.Endpoint = "http://otel-collector:4318"
 	if diff := cmp.Diff(want, o, cmpopts.IgnoreFields(manager.Options{}, "Logger")); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
+	}
+	if co := o.controllerOptions(); co.Debounce != 2*time.Second || co.DebounceMaxWait != 30*time.Second || co.Workers != 50 {
+		t.Errorf("controller options %+v: want 50 workers, debounce 2s, max wait 30s", co)
 	}
 	mo := o.ManagerOptions(nil)
 	if (mo.MetricsAddr != "" && mo.MetricsAddr != "0") || mo.HealthProbeAddr != "127.0.0.1:9443" || mo.LeaderElection.Enabled {
@@ -119,6 +128,10 @@ func TestParseOptionsRejectsBadInput(t *testing.T) {
 		{[]string{"--leader-elect-renew-deadline=20s"}, []string{"--leader-elect-renew-deadline (20s) must be positive and less than --leader-elect-lease-duration (15s)"}},
 		{[]string{"--leader-elect-retry-period=9s"}, []string{"--leader-elect-retry-period (9s)"}},
 		{[]string{"--leader-elect-resource-name="}, []string{"--leader-elect-resource-name must not be empty"}},
+		{[]string{"--debounce=-1s"}, []string{"--debounce (-1s) and --debounce-max-wait (0s) must not be negative"}},
+		{[]string{"--debounce=10s", "--debounce-max-wait=5s"}, []string{"--debounce-max-wait (5s) must not be below --debounce (10s)"}},
+		{[]string{"--debounce-max-wait=5s"}, []string{"--debounce-max-wait needs --debounce"}},
+		{[]string{"--otlp-endpoint=collector:4318"}, []string{"--otlp-endpoint"}},
 		{[]string{"stray"}, []string{`unexpected arguments ["stray"]`}},
 	}
 	for _, tt := range tests {
