@@ -10,10 +10,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
+	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 )
@@ -47,14 +46,12 @@ func TestGainedKeysWaitForEveryInformer(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// The ReplicaSet lists are held outside the fake clientset: a
+		// reactor runs under the fake's lock, and holding it there would
+		// hold the Deployment informer's lists too.
 		var holdLists atomic.Bool
 		release := make(chan struct{})
-		client.PrependReactor("list", "replicasets", func(k8stesting.Action) (bool, runtime.Object, error) {
-			if holdLists.Load() {
-				<-release
-			}
-			return false, nil, nil
-		})
+		heldReplicaSets := heldLister{ReplicaSetInterface: client.AppsV1().ReplicaSets(""), hold: &holdLists, release: release}
 
 		a, b := newRing(t, client, "a"), newRing(t, client, "b")
 		ctx, stop := context.WithCancel(t.Context())
@@ -71,7 +68,7 @@ func TestGainedKeysWaitForEveryInformer(t *testing.T) {
 		deployments := sharding.Informer(factory, &appsv1.Deployment{},
 			sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments("")), a, sharding.Namespaced)
 		replicaSets := sharding.Informer(factory, &appsv1.ReplicaSet{},
-			sharding.FromClient[*appsv1.ReplicaSetList](client.AppsV1().ReplicaSets("")), a, sharding.Namespaced)
+			sharding.FromClient[*appsv1.ReplicaSetList](heldReplicaSets), a, sharding.Namespaced)
 		factory.Start(ctx.Done())
 
 		admitted := func(ns string) bool {
@@ -101,4 +98,23 @@ func TestGainedKeysWaitForEveryInformer(t *testing.T) {
 			t.Error("the gained key was admitted before its ReplicaSet was cached")
 		}
 	})
+}
+
+// heldLister is a ReplicaSet client whose List waits for release while
+// hold is set.
+type heldLister struct {
+	appsv1client.ReplicaSetInterface
+	hold    *atomic.Bool
+	release <-chan struct{}
+}
+
+func (l heldLister) List(ctx context.Context, opts metav1.ListOptions) (*appsv1.ReplicaSetList, error) {
+	if l.hold.Load() {
+		select {
+		case <-l.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return l.ReplicaSetInterface.List(ctx, opts)
 }

@@ -426,6 +426,12 @@ func (r *Ring) setViewLocked(v view, now time.Time) {
 		}
 	}
 	r.metrics.keysOwned.Set(float64(len(r.owned)))
+	// A cache keeps what it listed outside the new target only until its
+	// watch restarts; a range lost now and regained later must be listed
+	// again before its keys are admitted.
+	for _, c := range r.caches {
+		c.listed = c.listed.Intersect(r.target)
+	}
 	r.targetSince = now
 	r.gainPending = r.target.Intersect(old) != r.target
 	if !r.drainedLocked() && r.drainSince.IsZero() {

@@ -1,18 +1,22 @@
 // Command crd-operator is a small, real operator: for each WebApp (a
 // custom resource, example.ctrlkit.dev/v1alpha1, defined in
-// manifests/crd.yaml) it runs a Deployment and a Service it controls, and
+// manifests/example.ctrlkit.dev_webapps.yaml) it runs a Deployment and a Service it controls, and
 // records the WebApp in a registry namespace, outside the owner graph.
 //
-//	kubectl apply -f examples/crd-operator/manifests/crd.yaml -f examples/crd-operator/manifests/namespace.yaml
+//	kubectl apply -f examples/crd-operator/manifests/example.ctrlkit.dev_webapps.yaml -f examples/crd-operator/manifests/namespace.yaml
 //	go run ./examples/crd-operator --kubeconfig "$KUBECONFIG" --leader-elect=false
 //	kubectl create -f - <<<'{"apiVersion":"example.ctrlkit.dev/v1alpha1","kind":"WebApp","metadata":{"name":"web"},"spec":{"image":"nginx"}}'
 //	kubectl get webapps,deployments,services; kubectl get configmaps -n webapp-registry
 //
 // What to copy, file by file:
 //
-//   - api/v1alpha1: the Go types, a typed.Resource naming them, and
-//     hand-written deep copies. Nothing is generated: typed.NewClient and
+//   - api/v1alpha1: the Go types with kubebuilder markers, and a
+//     typed.Resource naming them; typed.NewClient and
 //     typed.NewSharedInformer work from the types.
+//   - generate.go: go generate runs controller-gen for the deep copies
+//     (api/v1alpha1/zz_generated.deepcopy.go), the CRD with its schema,
+//     printer columns and status subresource, and the RBAC role
+//     (manifests/role.yaml) from the +kubebuilder:rbac markers.
 //   - run.go: the wiring. builder.ControllerManagedBy reconciles WebApps,
 //     Owns their Deployments and Services (an owned object's event wakes
 //     its WebApp), and Watches the creation and deletion of a Deployment
@@ -28,7 +32,15 @@
 //     and the finalizer's cleanup.
 //   - status.go: Available and Progressing from the Deployment, with
 //     controllerutil.SetCondition (meta.SetStatusCondition, stamped with
-//     the generation).
+//     the generation), and Ready, Reconciling and Stalled as kstatus reads
+//     them (controllerutil.MarkReady and friends), so that
+//     kubectl wait --for=condition=Ready works.
+//   - reconciler_test.go: unit tests on controllertest.NewTypedClient, a
+//     fake client for the custom resource.
+//
+// manifests_test.go is the project's own check that the manifests are
+// hardened; it uses a helper internal to this repository, so leave it out
+// when you copy.
 //
 // Bad input: the CRD's schema makes the API server refuse a WebApp
 // without an image, with negative replicas or a port outside 1-65535. A

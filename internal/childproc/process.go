@@ -82,6 +82,28 @@ func (p *Process) Stop(grace time.Duration) (killed bool, err error) {
 	return killed, p.Kill()
 }
 
+// Shutdown stops the child as Stop does and says whether it went as a
+// graceful stop should: an error if the child outlived grace and was
+// killed, if it or its group outlived SIGKILL, or if it exited with a
+// failure after SIGTERM. A child that had exited before Shutdown is no
+// error here (its group is emptied all the same): how it ended is Err's,
+// for the caller to judge, since a test may have killed it on purpose.
+func (p *Process) Shutdown(grace time.Duration) error {
+	if !p.Running() {
+		return p.Kill()
+	}
+	killed, err := p.Stop(grace)
+	switch {
+	case err != nil:
+		return err
+	case killed:
+		return fmt.Errorf("pid %d did not exit within %s of SIGTERM: killed", p.Pid(), grace)
+	case p.Err() != nil:
+		return fmt.Errorf("pid %d exited after SIGTERM: %w", p.Pid(), p.Err())
+	}
+	return nil
+}
+
 // Kill sends SIGKILL to the child's group and returns once the child has
 // been reaped and nothing is left in its group, or with an error after a
 // generous bound.

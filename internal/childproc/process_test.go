@@ -102,3 +102,32 @@ func TestStopAfterExit(t *testing.T) {
 		t.Errorf("Err() = %v, want exit status 3", p.Err())
 	}
 }
+
+// Shutdown is an error when the child had to be killed or failed on
+// SIGTERM, and none when it exits cleanly or had exited before.
+func TestShutdownJudgesTheStop(t *testing.T) {
+	for _, tc := range []struct {
+		name, script, wantErr string
+	}{
+		{"clean", "trap 'exit 0' TERM; echo started; while :; do sleep 0.05; done", ""},
+		{"failing", "trap 'exit 7' TERM; echo started; while :; do sleep 0.05; done", "exit status 7"},
+		{"stubborn", "trap '' TERM; echo started; while :; do sleep 0.05; done", "killed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, log := start(t, tc.script)
+			waitOutput(t, log, "started")
+			err := p.Shutdown(200 * time.Millisecond)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("Shutdown = %v, want an error with %q", err, tc.wantErr)
+			}
+			if p.Running() {
+				t.Error("the child runs after Shutdown")
+			}
+		})
+	}
+	p, _ := start(t, "exit 3")
+	<-p.Done()
+	if err := p.Shutdown(time.Second); err != nil {
+		t.Errorf("Shutdown of a child that had exited = %v, want nil", err)
+	}
+}

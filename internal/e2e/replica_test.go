@@ -91,24 +91,10 @@ func (p *process) kill(t *testing.T) time.Time {
 }
 
 // stop asks the process to shut down with SIGTERM and waits at most grace
-// for it, then kills it. It returns an error if the process had to be
-// killed or exited with an error after SIGTERM; nil if it had exited
-// already (whatever its status: a kill's status is expected).
-func (p *process) stop(grace time.Duration) error {
-	if !p.Running() {
-		return nil
-	}
-	killed, err := p.Stop(grace)
-	switch {
-	case err != nil:
-		return err
-	case killed:
-		return fmt.Errorf("did not exit within %s of SIGTERM: killed", grace)
-	case p.Err() != nil:
-		return fmt.Errorf("exit after SIGTERM: %w", p.Err())
-	}
-	return nil
-}
+// for it, then kills it (childproc's Shutdown: an error if it had to be
+// killed or failed on SIGTERM; nil if it had exited already, as a killed
+// one has).
+func (p *process) stop(grace time.Duration) error { return p.Shutdown(grace) }
 
 // output is everything the process has written so far.
 func (p *process) output() []byte {

@@ -3,53 +3,128 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
 )
 
+const usage = `Usage:
+  scalebench pairs  [-n N] [-r R] [-pairs P] [-dir D]      ours against kube-controller-manager's
+  scalebench shards [-n N] [-r R] [-namespaces M] [-replicas K] [-dir D]
+                                                           a ring of K replicas against a ring of 1
+`
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if len(os.Args) > 1 && os.Args[1] == replicaArg {
-		if err := runReplica(ctx, os.Args[2:], os.Stdin, os.Stdout, os.Stderr); err != nil {
-			fmt.Fprintln(os.Stderr, "scalebench replica:", err)
-			os.Exit(1)
-		}
-		return
-	}
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench:", err)
 		os.Exit(1)
 	}
 }
 
-// run benchmarks each chosen controller in turn, logging progress to log,
-// and prints the table of those that finished to out. A controller that
-// fails does not stop the others; its error is returned at the end.
+// config is the parsed command line.
+type config struct {
+	mode        string // "pairs" or "shards"
+	deployments int
+	replicas    int // of each Deployment
+	pairs       int // pairs: runs of each controller
+	namespaces  int // the Deployments are spread round-robin over ns-0, ns-1, ...
+	members     int // shards: the sharded ring's replicas
+	dir         string
+	bin         string // examples/deployment-controller, built by run
+}
+
+// parseFlags parses a subcommand and its flags. Usage and errors go to
+// output.
+func parseFlags(args []string, output io.Writer) (config, error) {
+	if len(args) == 0 || (args[0] != "pairs" && args[0] != "shards") {
+		fmt.Fprint(output, usage)
+		return config{}, errors.New("the first argument must be pairs or shards")
+	}
+	c := config{mode: args[0], namespaces: 1}
+	fs := flag.NewFlagSet("scalebench "+c.mode, flag.ContinueOnError)
+	fs.SetOutput(output)
+	fs.IntVar(&c.deployments, "n", 1000, "number of `Deployments`")
+	fs.IntVar(&c.replicas, "r", 3, "`replicas` of each Deployment")
+	fs.StringVar(&c.dir, "dir", "", "keep each run's control plane files and controller logs under `dir` (default: temporary)")
+	if c.mode == "pairs" {
+		fs.IntVar(&c.pairs, "pairs", 3, "`pairs` of runs, ours first in odd pairs and upstream first in even ones")
+	} else {
+		fs.IntVar(&c.namespaces, "namespaces", 300, "spread the Deployments over this many `namespaces`")
+		fs.IntVar(&c.members, "replicas", 3, "`replica` processes of the sharded run (compared with 1)")
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		return config{}, err
+	}
+	var errs []error
+	if fs.NArg() > 0 {
+		errs = append(errs, fmt.Errorf("unexpected arguments %q", fs.Args()))
+	}
+	for _, f := range []struct {
+		name       string
+		value, min int
+	}{{"-n", c.deployments, 1}, {"-r", c.replicas, 1}, {"-namespaces", c.namespaces, 1}} {
+		if f.value < f.min {
+			errs = append(errs, fmt.Errorf("%s must be at least %d, got %d", f.name, f.min, f.value))
+		}
+	}
+	if c.mode == "pairs" && c.pairs < 1 {
+		errs = append(errs, fmt.Errorf("-pairs must be at least 1, got %d", c.pairs))
+	}
+	if c.mode == "shards" && c.members < 2 {
+		errs = append(errs, fmt.Errorf("-replicas must be at least 2 (it is compared with 1), got %d", c.members))
+	}
+	return c, errors.Join(errs...)
+}
+
+// runs are the runs of c's mode, in order.
+func (c config) runs() []runSpec {
+	if c.mode == "shards" {
+		return []runSpec{{ours, 1}, {ours, c.members}}
+	}
+	var runs []runSpec
+	for i := range c.pairs {
+		if i%2 == 0 {
+			runs = append(runs, runSpec{ours, 0}, runSpec{upstream, 0})
+		} else {
+			runs = append(runs, runSpec{upstream, 0}, runSpec{ours, 0})
+		}
+	}
+	return runs
+}
+
+// run makes every run of the mode, logging progress to log, and prints
+// the tables of those that finished to out. A failed run does not stop
+// the others; its error is returned at the end.
 func run(ctx context.Context, args []string, out, log io.Writer) error {
 	cfg, err := parseFlags(args, log)
 	if err != nil {
 		return err
 	}
-	// Only this process: kube-controller-manager keeps Go's default, so
-	// neither the GOGC environment variable nor its flags are touched.
-	defer debug.SetGCPercent(debug.SetGCPercent(cfg.gogc))
+	tmp, err := os.MkdirTemp("", "scalebench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if cfg.bin, err = buildController(ctx, tmp); err != nil {
+		return err
+	}
 	began := time.Now().UTC()
 	var (
 		results []result
 		errs    []error
 	)
-	for _, spec := range cfg.runs() {
-		res, err := benchmark(ctx, cfg, spec, log)
+	for i, spec := range cfg.runs() {
+		res, err := benchmark(ctx, cfg, spec, cfg.runDir(i, spec), log)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", res.label(), err))
+			errs = append(errs, fmt.Errorf("%s: %w", spec, err))
 			if ctx.Err() != nil {
 				break
 			}
@@ -58,18 +133,13 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 		results = append(results, res)
 	}
 	if len(results) > 0 {
-		spread := ""
-		if cfg.namespaces > 1 {
-			spread = fmt.Sprintf(", %d namespaces", cfg.namespaces)
-		}
-		fmt.Fprintf(out, "scalebench %s\n\nstarted %s, %d kwok nodes%s, GOMAXPROCS %d, GOGC %d, %s\n\n",
-			strings.Join(args, " "), began.Format(time.RFC3339), cfg.nodeCount(), spread, runtime.GOMAXPROCS(0), cfg.gogc, runtime.Version())
-		fmt.Fprint(out, renderTable(results))
-		if cfg.pairs > 1 {
+		fmt.Fprintf(out, "scalebench %s\n\nstarted %s, %d kwok nodes, %d cores, %s\n\n",
+			strings.Join(args, " "), began.Format(time.RFC3339), cfg.nodeCount(), runtime.NumCPU(), runtime.Version())
+		fmt.Fprint(out, renderRuns(results))
+		if cfg.mode == "pairs" {
 			fmt.Fprint(out, "\n"+renderSummary(pairUp(results)))
-		}
-		if cfg.shards > 0 {
-			fmt.Fprint(out, "\n"+renderShards(results, cfg.namespaces, runtime.NumCPU()))
+		} else {
+			fmt.Fprint(out, "\n"+renderShards(results))
 		}
 	}
 	return errors.Join(errs...)

@@ -1,134 +1,257 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	"k8s.io/client-go/rest"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
-	"github.com/ctrlkit/ctrlkit/deployment"
+	"github.com/ctrlkit/ctrlkit/internal/childproc"
 )
 
-// eventSource is the component our controller's events come from, the same
-// as kube-controller-manager's Deployment controller, so that both are
-// counted alike.
-const eventSource = "deployment-controller"
+const (
+	// controllerPackage is our Deployment controller's command.
+	controllerPackage = "github.com/ctrlkit/ctrlkit/examples/deployment-controller"
+	// ringName is the shard ring of a sharded run.
+	ringName = "scalebench"
+	// readyTimeout bounds the wait for every process to sync its caches
+	// and, in a ring, for the ring to hand out every range: a few rounds.
+	readyTimeout = 2 * time.Minute
+	// stopGrace is how long a process may take to leave after SIGTERM:
+	// the ring's drain bound (sharding.DefaultDrainTimeout) and some.
+	stopGrace = 45 * time.Second
+)
 
-// runningController is our Deployment controller running in this process.
-type runningController struct {
-	counter  *writeCounter // every write its client sends
-	registry *prometheus.Registry
-	stop     func() error
+// buildController builds controllerPackage into dir (the go command
+// caches the build; the working directory must be in this module).
+func buildController(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "deployment-controller")
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, controllerPackage).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build %s: %w\n%s", controllerPackage, err, out)
+	}
+	return bin, nil
 }
 
-// summary describes the controller's work from its metrics: reconciles by
-// result, then its work queue as queueSummary describes kube-controller-
-// manager's (keys handed out, mean work time and wait, retries). It helps
-// explain the times; the table does not depend on it.
-func (c *runningController) summary() string {
-	gathered, err := c.registry.Gather()
+// controllerProcess is one process of our controller, its output in a
+// file. url is its health probe and metrics server's, once read from its
+// log.
+type controllerProcess struct {
+	name, logPath, url string
+	*childproc.Process
+}
+
+// servingLine is the manager's log line that gives its server's address.
+var servingLine = regexp.MustCompile(`"Serving".* server="[^"]*metrics server" addr="([^"]+)"`)
+
+// controllerGroup is a run's processes of our controller.
+type controllerGroup []*controllerProcess
+
+// startControllers starts our controller against the control plane of
+// kubeconfig, its logs in dir: one process, or members processes of one
+// shard ring; and waits until every one is ready.
+func startControllers(ctx context.Context, bin, kubeconfig, dir string, members int) (controllerGroup, error) {
+	args := []string{
+		"--kubeconfig=" + kubeconfig, "--leader-elect=false",
+		fmt.Sprintf("--concurrent-deployment-syncs=%d", workers),
+		fmt.Sprintf("--kube-api-qps=%d", qps), fmt.Sprintf("--kube-api-burst=%d", burst),
+		// One server on a free port for /readyz and /metrics.
+		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0",
+	}
+	if members > 0 {
+		args = append(args, "--shard-ring="+ringName)
+	}
+	var g controllerGroup
+	for i := range max(1, members) {
+		p := &controllerProcess{name: fmt.Sprintf("controller-%d", i)}
+		p.logPath = filepath.Join(dir, p.name+".log")
+		out, err := os.Create(p.logPath)
+		if err != nil {
+			return nil, errors.Join(err, g.stop())
+		}
+		cmd := exec.Command(bin, args...)
+		cmd.Stdout, cmd.Stderr = out, out
+		p.Process, err = childproc.Start(cmd)
+		out.Close() // the child has its own copy
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("start %s: %w", p.name, err), g.stop())
+		}
+		g = append(g, p)
+	}
+	if err := g.waitReady(ctx, members); err != nil {
+		return nil, errors.Join(err, g.stop())
+	}
+	return g, nil
+}
+
+// waitReady polls until every process is ready (see ready).
+func (g controllerGroup) waitReady(ctx context.Context, members int) error {
+	deadline := time.Now().Add(readyTimeout)
+	for {
+		var waiting []string
+		for _, p := range g {
+			if !p.Running() {
+				return p.failure()
+			}
+			if err := p.ready(ctx, members); err != nil {
+				waiting = append(waiting, fmt.Sprintf("%s: %v", p.name, err))
+			}
+		}
+		if len(waiting) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready after %s: %s", readyTimeout, strings.Join(waiting, "; "))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// ready says why p is not ready yet, or nil: its /readyz answers 200 (its
+// caches have synced) and, in a ring of members, it sees them all and
+// serves its whole target range.
+func (p *controllerProcess) ready(ctx context.Context, members int) error {
+	if p.url == "" {
+		log, err := os.ReadFile(p.logPath)
+		m := servingLine.FindSubmatch(log)
+		if m == nil {
+			return errors.Join(errors.New("no server address in its log yet"), err)
+		}
+		p.url = "http://" + string(m[1])
+	}
+	if _, err := get(ctx, p.url+"/readyz"); err != nil {
+		return err
+	}
+	if members == 0 {
+		return nil
+	}
+	metrics, err := p.metrics(ctx)
 	if err != nil {
-		return fmt.Sprintf("metrics unavailable: %v", err)
+		return err
 	}
-	families := make(map[string]*dto.MetricFamily, len(gathered))
-	for _, f := range gathered {
-		families[f.GetName()] = f
+	seen, target, serving := gauge(metrics, "ctrlkit_shard_ring_members"), gauge(metrics, "ctrlkit_shard_range_fraction"), gauge(metrics, "ctrlkit_shard_serving_fraction")
+	if int(seen) != members || target == 0 || serving != target {
+		return fmt.Errorf("sees %v of %d ring members, serves %v of its %v of the hash space", seen, members, serving, target)
 	}
-	var parts []string
-	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
-		if v := m.GetCounter().GetValue(); v > 0 {
+	return nil
+}
+
+// memberReport is what one ring member's /metrics says at the end of a
+// run.
+type memberReport struct {
+	name          string
+	rangeFraction float64        // share of the hash space it was assigned
+	keys          int            // namespaces it reconciled in its range
+	cached        map[string]int // its sharded informers' objects, by resource
+}
+
+func (r memberReport) cachedTotal() int {
+	n := 0
+	for _, c := range r.cached {
+		n += c
+	}
+	return n
+}
+
+// reports reads every ring member's metrics, in the group's order.
+func (g controllerGroup) reports(ctx context.Context) ([]memberReport, error) {
+	var out []memberReport
+	for _, p := range g {
+		metrics, err := p.metrics(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.name, err)
+		}
+		r := memberReport{name: p.name, cached: map[string]int{},
+			rangeFraction: gauge(metrics, "ctrlkit_shard_range_fraction"), keys: int(gauge(metrics, "ctrlkit_shard_keys_owned"))}
+		for _, m := range metrics["ctrlkit_shard_cached_objects"].GetMetric() {
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "result" {
-					parts = append(parts, fmt.Sprintf("reconciles %s: %.0f", l.GetValue(), v))
+				if l.GetName() == "resource" {
+					r.cached[l.GetValue()] = int(m.GetGauge().GetValue())
 				}
 			}
 		}
+		out = append(out, r)
 	}
-	queue, err := summarizeQueue(families, deployment.ControllerName)
-	if err != nil {
-		queue = err.Error()
-	}
-	parts = append(parts, queue)
-	// Read-your-writes: how often a key waited for its caches, and how long.
-	for _, m := range families["controller_runtime_reconcile_cache_hold_duration_seconds"].GetMetric() {
-		if h := m.GetHistogram(); h.GetSampleCount() > 0 {
-			parts = append(parts, fmt.Sprintf("cache holds: %d, mean %.1fms", h.GetSampleCount(), 1000*h.GetSampleSum()/float64(h.GetSampleCount())))
-		}
-	}
-	for _, m := range families["controller_runtime_reconcile_cache_hold_timeouts_total"].GetMetric() {
-		parts = append(parts, fmt.Sprintf("cache holds that hit the bound: %.0f", m.GetCounter().GetValue()))
-	}
-	for _, m := range families[eventsRecordedName].GetMetric() {
-		parts = append(parts, fmt.Sprintf("events recorded: %.0f", m.GetCounter().GetValue()))
-	}
-	return strings.Join(parts, ", ")
+	return out, nil
 }
 
-// startOurs runs ctrlkit's Deployment controller against the API server of
-// base, with a client rate limit of qps/burst, and returns once its caches
-// have synced.
-func startOurs(ctx context.Context, base *rest.Config, cfg config) (*runningController, error) {
-	counter := newWriteCounter()
-	ours, err := newOurController(base, cfg.qps, cfg.burst, cfg.workers, eventSource, nil, counter.wrap)
+// stop stops every process at once, each as childproc's Shutdown does.
+func (g controllerGroup) stop() error {
+	errs := make(chan error, len(g))
+	for _, p := range g {
+		go func() {
+			if err := p.Shutdown(stopGrace); err != nil {
+				errs <- fmt.Errorf("%s (log %s): %w", p.name, p.logPath, err)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	var all []error
+	for range g {
+		all = append(all, <-errs)
+	}
+	return errors.Join(all...)
+}
+
+// failure describes a process that exited early: its status and the end
+// of its log.
+func (p *controllerProcess) failure() error {
+	log, _ := os.ReadFile(p.logPath)
+	lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
+	return fmt.Errorf("%s exited (%v); the end of %s:\n%s", p.name, p.Err(), p.logPath, strings.Join(lines[max(0, len(lines)-20):], "\n"))
+}
+
+// httpClient keeps no idle connections to processes that come and go.
+var httpClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+
+// get returns the body at url, or an error unless it answers 200.
+func get(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	cleanup := func() {
-		cancel()
-		ours.shutdown()
-	}
-	ctrl, registry := ours.ctrl, ours.registry
-	ours.factory.Start(runCtx.Done())
-	done := make(chan error, 1)
-	go func() { done <- ctrl.Run(runCtx) }()
-
-	stop := func() error {
-		cancel()
-		err := <-done
-		cleanup()
-		return err
-	}
-	ticker := time.NewTicker(50 * time.Millisecond)
-	defer ticker.Stop()
-	for !ctrl.HasSynced() {
-		select {
-		case err := <-done:
-			cleanup()
-			return nil, fmt.Errorf("our Deployment controller stopped before its caches synced: %w", err)
-		case <-ctx.Done():
-			return nil, errors.Join(ctx.Err(), stop())
-		case <-ticker.C:
-		}
-	}
-	return &runningController{counter: counter, registry: registry, stop: stop}, nil
-}
-
-// startIdleInformers starts the informers our controller would run, built
-// as startOurs builds them, but runs no controller: whatever they cost the
-// API server and this process, an upstream run then pays too. It returns
-// once their caches have synced.
-func startIdleInformers(ctx context.Context, base *rest.Config, cfg config) (stop func(), err error) {
-	idle, err := newOurController(base, cfg.qps, cfg.burst, cfg.workers, eventSource, nil)
+	resp, err := httpClient.Do(req)
 	if err != nil {
 		return nil, err
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	stop = func() {
-		cancel()
-		idle.shutdown()
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET %s: %s: %.200s", url, resp.Status, strings.TrimSpace(string(body)))
 	}
-	idle.factory.Start(runCtx.Done())
-	for typ, synced := range idle.factory.WaitForCacheSync(runCtx.Done()) {
-		if !synced {
-			stop()
-			return nil, fmt.Errorf("idle informers: the %v cache did not sync", typ)
-		}
+	return body, err
+}
+
+func (p *controllerProcess) metrics(ctx context.Context) (map[string]*dto.MetricFamily, error) {
+	body, err := get(ctx, p.url+"/metrics")
+	if err != nil {
+		return nil, err
 	}
-	return stop, nil
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	return parser.TextToMetricFamilies(bytes.NewReader(body))
+}
+
+// gauge is the value of a family's one gauge (one ring: one series), or 0.
+func gauge(families map[string]*dto.MetricFamily, name string) float64 {
+	if ms := families[name].GetMetric(); len(ms) == 1 {
+		return ms[0].GetGauge().GetValue()
+	}
+	return 0
 }

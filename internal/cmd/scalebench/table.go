@@ -5,19 +5,16 @@ import (
 	"strings"
 )
 
-// renderTable formats results as a markdown table, one row per controller.
-func renderTable(results []result) string {
+// renderRuns formats results as a markdown table, one row per run, in
+// run order.
+func renderRuns(results []result) string {
 	var b strings.Builder
-	b.WriteString("| controller | N | R | create→available (s) | rollout→available (s) | Deployment controller writes (kube-apiserver metrics) | of which failed | event writes | total writes | writes sent by our client |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---|---|---:|---:|---|\n")
-	for _, r := range results {
-		client := "n/a"
-		if r.clientWrites != nil {
-			client = fmt.Sprintf("%d: %s", r.clientWrites.total(), cell(r.clientWrites))
-		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s | %d | %d | %s |\n",
-			r.label(), r.deployments, r.replicas, r.create, r.rollout,
-			cell(r.apiWrites), cell(r.apiFailed), r.events, r.apiWrites.total()+r.events, client)
+	b.WriteString("| # | run | N | R | create→available (s) | rollout→available (s) | Deployment controller writes | of which 409 | event writes | total writes |\n")
+	b.WriteString("|---:|---|---:|---:|---:|---:|---|---|---:|---:|\n")
+	for i, r := range results {
+		fmt.Fprintf(&b, "| %d | %s | %d | %d | %s | %s | %s | %s | %d | %d |\n",
+			i+1, r.runSpec, r.deployments, r.replicas, r.create, r.rollout,
+			cell(r.apiWrites), cell(r.conflicts), r.events, r.totalWrites())
 	}
 	return b.String()
 }

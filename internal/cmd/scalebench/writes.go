@@ -1,11 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"k8s.io/client-go/kubernetes"
 )
 
 // writeKey is one kind of API write: a verb and the resource it targets,
@@ -17,16 +25,11 @@ type writeKey struct {
 
 func (k writeKey) String() string { return k.Verb + " " + k.Resource }
 
-// compareWriteKeys orders kinds by resource, then verb.
-func compareWriteKeys(a, b writeKey) int {
-	return cmp.Or(cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.Verb, b.Verb))
-}
-
 // writes counts API writes by kind.
 type writes map[writeKey]int
 
-// isWriteVerb reports whether an HTTP method (or apiserver metrics verb)
-// changes state. APPLY is how apiserver metrics name server-side apply.
+// isWriteVerb reports whether an HTTP method (or kube-apiserver metrics
+// verb) changes state. APPLY is how the metrics name server-side apply.
 func isWriteVerb(verb string) bool {
 	switch verb {
 	case "POST", "PUT", "PATCH", "DELETE", "APPLY":
@@ -47,9 +50,7 @@ func (w writes) total() int {
 // minus returns w - other, keeping only kinds with a non-zero result.
 func (w writes) minus(other writes) writes {
 	out := writes{}
-	for k, c := range w {
-		out[k] = c
-	}
+	maps.Copy(out, w)
 	for k, c := range other {
 		out[k] -= c
 	}
@@ -68,15 +69,12 @@ func (w writes) filter(keep func(writeKey) bool) writes {
 	return out
 }
 
-// String lists the counts, sorted by resource then verb: "POST
-// replicasets: 1000, PUT replicasets: 2000".
-func (w writes) String() string {
-	return w.join(", ")
-}
-
-// join lists the counts, sorted by resource then verb, separated by sep.
+// join lists the counts sorted by resource, then verb, separated by sep:
+// "POST replicasets: 1000, PUT replicasets: 2000".
 func (w writes) join(sep string) string {
-	keys := slices.SortedFunc(maps.Keys(w), compareWriteKeys)
+	keys := slices.SortedFunc(maps.Keys(w), func(a, b writeKey) int {
+		return cmp.Or(cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.Verb, b.Verb))
+	})
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s: %d", k, w[k])
@@ -84,36 +82,65 @@ func (w writes) join(sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// byDeploymentController keeps the writes only a Deployment controller makes
-// in this benchmark (besides the benchmark's own, subtracted elsewhere):
-// anything on Deployments, and ReplicaSets themselves but not their status,
-// which the ReplicaSet controller writes.
+// byDeploymentController keeps the writes only a Deployment controller
+// makes here (besides the benchmark's own, subtracted apart): anything on
+// Deployments, and ReplicaSets themselves but not their status, which the
+// ReplicaSet controller writes.
 func byDeploymentController(k writeKey) bool {
 	resource, _, _ := strings.Cut(k.Resource, "/")
 	return resource == "deployments" || k.Resource == "replicasets"
 }
 
-// apiResource returns the resource, with "/subresource" if any, that an API
-// server path names, or "" for paths outside the resource API (/metrics,
-// /healthz). It follows the apiserver's request parsing: /api/v1/... and
-// /apis/<group>/<version>/..., an optional namespaces/<ns>/ prefix (except
-// for a namespace's own status and finalize subresources), then
-// resource[/name[/subresource]].
-func apiResource(path string) string {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	switch {
-	case len(parts) >= 3 && parts[0] == "api":
-		parts = parts[2:]
-	case len(parts) >= 4 && parts[0] == "apis":
-		parts = parts[3:]
-	default:
-		return ""
+// serverWrites are the writes kube-apiserver has served since it started.
+type serverWrites struct {
+	all       writes
+	conflicts writes // answered 409 Conflict
+}
+
+func (w serverWrites) minus(before serverWrites) serverWrites {
+	return serverWrites{all: w.all.minus(before.all), conflicts: w.conflicts.minus(before.conflicts)}
+}
+
+// scrapeWrites reads kube-apiserver's write counts from its /metrics.
+func scrapeWrites(ctx context.Context, client kubernetes.Interface) (serverWrites, error) {
+	raw, err := client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return serverWrites{}, fmt.Errorf("read kube-apiserver /metrics: %w", err)
 	}
-	if len(parts) >= 3 && parts[0] == "namespaces" && parts[2] != "status" && parts[2] != "finalize" {
-		parts = parts[2:]
+	return parseWrites(raw)
+}
+
+// parseWrites sums apiserver_request_total's write series by verb and
+// resource over API versions and response codes (409 apart too).
+func parseWrites(text []byte) (serverWrites, error) {
+	const metric = "apiserver_request_total"
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(text))
+	if err != nil {
+		return serverWrites{}, fmt.Errorf("parse kube-apiserver metrics: %w", err)
 	}
-	if len(parts) >= 3 {
-		return parts[0] + "/" + parts[2]
+	family, ok := families[metric]
+	if !ok {
+		return serverWrites{}, fmt.Errorf("kube-apiserver metrics have no %s", metric)
 	}
-	return parts[0]
+	out := serverWrites{all: writes{}, conflicts: writes{}}
+	for _, m := range family.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if !isWriteVerb(labels["verb"]) || labels["resource"] == "" {
+			continue
+		}
+		key := writeKey{Verb: labels["verb"], Resource: labels["resource"]}
+		if sub := labels["subresource"]; sub != "" {
+			key.Resource += "/" + sub
+		}
+		n := int(m.GetCounter().GetValue())
+		out.all[key] += n
+		if labels["code"] == strconv.Itoa(http.StatusConflict) {
+			out.conflicts[key] += n
+		}
+	}
+	return out, nil
 }
