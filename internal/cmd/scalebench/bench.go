@@ -150,7 +150,7 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	var procs controllerGroup
 	if spec.controller == ours {
 		fmt.Fprintf(log, "scalebench %s: starting our controller (logs in %s, kept with -dir)\n", spec, cp.Dir())
-		if procs, err = startControllers(ctx, cfg.bin, cp.KubeconfigPath(), cp.Dir(), spec.members); err != nil {
+		if procs, err = startControllers(ctx, cfg.bin, cp.KubeconfigPath(), cp.Dir(), spec.members, cfg.debounce); err != nil {
 			return res, err
 		}
 		defer func() { err = errors.Join(err, procs.stop()) }()

@@ -15,7 +15,8 @@ import (
 )
 
 const usage = `Usage:
-  scalebench pairs  [-n N] [-r R] [-pairs P] [-dir D]      ours against kube-controller-manager's
+  scalebench pairs  [-n N] [-r R] [-pairs P] [-debounce T] [-dir D]
+                                                           ours against kube-controller-manager's
   scalebench shards [-n N] [-r R] [-namespaces M] [-replicas K] [-dir D]
                                                            a ring of K replicas against a ring of 1
 `
@@ -33,10 +34,11 @@ func main() {
 type config struct {
 	mode        string // "pairs" or "shards"
 	deployments int
-	replicas    int // of each Deployment
-	pairs       int // pairs: runs of each controller
-	namespaces  int // the Deployments are spread round-robin over ns-0, ns-1, ...
-	members     int // shards: the sharded ring's replicas
+	replicas    int           // of each Deployment
+	pairs       int           // pairs: runs of each controller
+	namespaces  int           // the Deployments are spread round-robin over ns-0, ns-1, ...
+	members     int           // shards: the sharded ring's replicas
+	debounce    time.Duration // pairs: our controller's --debounce
 	dir         string
 	bin         string // examples/deployment-controller, built by run
 }
@@ -56,6 +58,7 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	fs.StringVar(&c.dir, "dir", "", "keep each run's control plane files and controller logs under `dir` (default: temporary)")
 	if c.mode == "pairs" {
 		fs.IntVar(&c.pairs, "pairs", 3, "`pairs` of runs, ours first in odd pairs and upstream first in even ones")
+		fs.DurationVar(&c.debounce, "debounce", 0, "run ours with --debounce=`duration` (0: none, as upstream)")
 	} else {
 		fs.IntVar(&c.namespaces, "namespaces", 300, "spread the Deployments over this many `namespaces`")
 		fs.IntVar(&c.members, "replicas", 3, "`replica` processes of the sharded run (compared with 1)")
@@ -74,6 +77,9 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 		if f.value < f.min {
 			errs = append(errs, fmt.Errorf("%s must be at least %d, got %d", f.name, f.min, f.value))
 		}
+	}
+	if c.debounce < 0 {
+		errs = append(errs, fmt.Errorf("-debounce must not be negative, got %s", c.debounce))
 	}
 	if c.mode == "pairs" && c.pairs < 1 {
 		errs = append(errs, fmt.Errorf("-pairs must be at least 1, got %d", c.pairs))

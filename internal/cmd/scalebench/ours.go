@@ -61,14 +61,18 @@ type controllerGroup []*controllerProcess
 
 // startControllers starts our controller against the control plane of
 // kubeconfig, its logs in dir: one process, or members processes of one
-// shard ring; and waits until every one is ready.
-func startControllers(ctx context.Context, bin, kubeconfig, dir string, members int) (controllerGroup, error) {
+// shard ring, debounced when debounce is positive; and waits until every
+// one is ready.
+func startControllers(ctx context.Context, bin, kubeconfig, dir string, members int, debounce time.Duration) (controllerGroup, error) {
 	args := []string{
 		"--kubeconfig=" + kubeconfig, "--leader-elect=false",
 		fmt.Sprintf("--concurrent-deployment-syncs=%d", workers),
 		fmt.Sprintf("--kube-api-qps=%d", qps), fmt.Sprintf("--kube-api-burst=%d", burst),
 		// One server on a free port for /readyz and /metrics.
 		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0",
+	}
+	if debounce > 0 {
+		args = append(args, "--debounce="+debounce.String())
 	}
 	if members > 0 {
 		args = append(args, "--shard-ring="+ringName)
