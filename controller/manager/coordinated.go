@@ -113,8 +113,11 @@ func (m *Manager) checkCoordinatedServed() error {
 
 // runCoordinated keeps a LeaseCandidate registered while the elector
 // follows the Lease, and stops both together: once the elector returns
-// (leadership lost), the candidate stops renewing too. The candidate is
-// built here, not in New, because it starts a work queue at once.
+// (leadership lost, or the manager stopping), the candidate stops renewing
+// and is deleted, so that the API server's next pick is among live
+// candidates rather than waiting for this one's renewals to lapse. The
+// candidate is built here, not in New, because it starts a work queue at
+// once.
 func (e *elector) runCoordinated(ctx context.Context) {
 	c := e.opts.Coordinated
 	candidate, informers, err := leaderelection.NewCandidate(e.opts.Client, e.opts.Namespace, e.id, e.opts.Name,
@@ -136,4 +139,16 @@ func (e *elector) runCoordinated(ctx context.Context) {
 	e.le.Run(ctx)
 	cancel()
 	wg.Wait()
+	e.deleteCandidate(ctx)
+}
+
+// deleteCandidate deletes this process's LeaseCandidate, within
+// RenewDeadline, even though ctx has ended.
+func (e *elector) deleteCandidate(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.RenewDeadline)
+	defer cancel()
+	err := e.opts.Client.CoordinationV1beta1().LeaseCandidates(e.opts.Namespace).Delete(ctx, e.id, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		e.logger.Error(err, "Cannot delete the LeaseCandidate; the API server ignores it once its renewals lapse", "leaseCandidate", e.id)
+	}
 }

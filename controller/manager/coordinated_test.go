@@ -63,8 +63,9 @@ func assignLease(t *testing.T, c kubernetes.Interface, holder string) {
 }
 
 // A coordinated candidate registers its LeaseCandidate, never takes the
-// Lease itself, leads once the Lease names it, and steps down (Run returns
-// ErrLeaderElectionLost) when the Lease names another candidate.
+// Lease itself, leads once the Lease names it, steps down (Run returns
+// ErrLeaderElectionLost) when the Lease names another candidate, and
+// deletes its LeaseCandidate as it stops.
 func TestCoordinatedFollowsAssignedLease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client := servingLeaseCandidates(withOptimisticConcurrency(fake.NewClientset()))
@@ -119,6 +120,9 @@ func TestCoordinatedFollowsAssignedLease(t *testing.T) {
 		}
 		if got, want := rec.get(), []string{"start leader-work", "stop leader-work"}; !equal(got, want) {
 			t.Errorf("leader runnable events = %q, want %q", got, want)
+		}
+		if _, err := client.CoordinationV1beta1().LeaseCandidates(leaseNS).Get(t.Context(), "a", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("LeaseCandidate a after Run returned: Get = %v, want NotFound", err)
 		}
 	})
 }
