@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
+	"github.com/ctrlkit/ctrlkit/internal/childproc"
 )
 
 // controllers are the kube-controller-manager controllers the e2e
@@ -98,12 +99,14 @@ func runSide(ctx context.Context, side, e2eBin, ours, dir, focus string, focusRE
 			return nil, err
 		}
 		defer logFile.Close()
-		ctrl := exec.CommandContext(ctx, ours, "--kubeconfig="+env.KubeconfigPath(), "--leader-elect=false")
-		ctrl.Stdout, ctrl.Stderr = logFile, logFile
-		if err := ctrl.Start(); err != nil {
+		cmd := exec.Command(ours, "--kubeconfig="+env.KubeconfigPath(), "--leader-elect=false")
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+		ctrl, err := childproc.Start(cmd)
+		if err != nil {
 			return nil, err
 		}
-		defer func() { _ = ctrl.Process.Kill(); _ = ctrl.Wait() }()
+		// A graceful stop, as the e2e tests and scalebench stop ours.
+		defer func() { _ = ctrl.Shutdown(30 * time.Second) }()
 	}
 
 	report := filepath.Join(dir, "report.json")
