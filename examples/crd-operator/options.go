@@ -9,7 +9,6 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
-	"github.com/ctrlkit/ctrlkit/examples/internal/otlptracing"
 )
 
 // component names the process in its user agent, events and Lease.
@@ -18,8 +17,6 @@ const component = "webapp-operator"
 // options are the command's flags.
 type options struct {
 	managerflags.Options
-	// Tracing is --otlp-endpoint: where the spans of reconciles go.
-	Tracing otlptracing.Options
 	// RegistryNamespace holds one ConfigMap per WebApp.
 	RegistryNamespace string
 	// ConcurrentSyncs is the number of workers.
@@ -33,7 +30,6 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	o.Manager.LeaderElection.Namespace = "ctrlkit-system"
 	var fss cliflag.NamedFlagSets
 	o.AddFlags(&fss)
-	o.Tracing.AddFlags(fss.FlagSet("tracing"))
 	fs := fss.FlagSet("webapp operator")
 	fs.StringVar(&o.RegistryNamespace, "registry-namespace", o.RegistryNamespace, "The namespace of the registry: one ConfigMap per WebApp, deleted with it.")
 	fs.IntVar(&o.ConcurrentSyncs, "concurrent-syncs", o.ConcurrentSyncs, "The number of WebApps reconciled concurrently.")
@@ -47,7 +43,7 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	for _, msg := range validation.IsDNS1123Label(o.RegistryNamespace) {
 		errs = append(errs, fmt.Errorf("--registry-namespace %q: %s", o.RegistryNamespace, msg))
 	}
-	errs = append(errs, o.Validate(), o.Tracing.Validate())
+	errs = append(errs, o.Validate())
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("invalid flags: %w", err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"go.opentelemetry.io/otel/trace"
 	"io"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,19 +34,15 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return o.Tracing.Run(ctx, component, func(tp trace.TracerProvider) error {
-		// Set before RESTConfig, which then traces the client's requests.
-		o.Manager.TracerProvider = tp
-		config, err := o.RESTConfig(component)
-		if err != nil {
-			return err
-		}
-		mgr, err := newManager(ctx, o, config)
-		if err != nil {
-			return err
-		}
-		return mgr.Run(ctx)
-	})
+	config, err := o.RESTConfig(component)
+	if err != nil {
+		return err
+	}
+	mgr, err := newManager(ctx, o, config)
+	if err != nil {
+		return err
+	}
+	return mgr.Run(ctx)
 }
 
 // newManager wires the operator into a manager talking to config's API
