@@ -34,7 +34,7 @@ func ExampleOptions_tracerProvider() {
 		fmt.Println(span.Name())
 		for _, kv := range span.Attributes() {
 			if kv.Key == controller.AttrKey || kv.Key == controller.AttrResult {
-				fmt.Println(" ", kv.Key, "=", kv.Value.Emit())
+				fmt.Println(" ", kv.Key, "=", kv.Value.AsString())
 			}
 		}
 	}
