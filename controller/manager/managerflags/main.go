@@ -28,11 +28,8 @@ func Main(name string, run func(ctx context.Context, args []string, stdout io.Wr
 }
 
 // Run is the body of each example binary's run: it parses args with parse
-// (usage and errors to stdout), connects to the API server as component,
-// builds the manager with newManager and runs it until ctx is cancelled.
-func Run[O interface {
-	Client(userAgent string) (kubernetes.Interface, error)
-}](ctx context.Context, args []string, stdout io.Writer, component string,
+// (usage and errors to stdout), then runs RunManager.
+func Run[O clientMaker](ctx context.Context, args []string, stdout io.Writer, component string,
 	parse func(args []string, output io.Writer) (O, error),
 	newManager func(ctx context.Context, o O, client kubernetes.Interface) (*manager.Manager, error),
 ) error {
@@ -40,6 +37,14 @@ func Run[O interface {
 	if err != nil {
 		return err
 	}
+	return RunManager(ctx, o, component, newManager)
+}
+
+// RunManager connects to the API server as component with o's client,
+// builds the manager with newManager and runs it until ctx is cancelled.
+func RunManager[O clientMaker](ctx context.Context, o O, component string,
+	newManager func(ctx context.Context, o O, client kubernetes.Interface) (*manager.Manager, error),
+) error {
 	client, err := o.Client(component)
 	if err != nil {
 		return err
@@ -49,4 +54,9 @@ func Run[O interface {
 		return err
 	}
 	return mgr.Run(ctx)
+}
+
+// clientMaker is a binary's options: they make its client.
+type clientMaker interface {
+	Client(userAgent string) (kubernetes.Interface, error)
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ctrlkit/ctrlkit/controller/manager"
+	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 )
 
 // Traced is an example binary's options: it makes the client, and holds
@@ -17,11 +18,10 @@ type Traced interface {
 	Traced() (*Options, *manager.Options)
 }
 
-// RunManager is managerflags.Run with tracing: it parses args, builds the
+// RunManager is managerflags.Run with tracing: it parses args, puts the
 // TracerProvider of --otlp-endpoint into the manager options (so that the
-// client made next traces its requests too), connects as component, builds
-// the manager with newManager and runs it until ctx is cancelled; then it
-// flushes the last spans.
+// client made next traces its requests too), runs managerflags.RunManager,
+// and then flushes the last spans.
 func RunManager[O Traced](ctx context.Context, args []string, stdout io.Writer, component string,
 	parse func(args []string, output io.Writer) (O, error),
 	newManager func(ctx context.Context, o O, client kubernetes.Interface) (*manager.Manager, error),
@@ -33,14 +33,6 @@ func RunManager[O Traced](ctx context.Context, args []string, stdout io.Writer, 
 	flag, mgrOpts := o.Traced()
 	return flag.Run(ctx, component, func(tp trace.TracerProvider) error {
 		mgrOpts.TracerProvider = tp
-		client, err := o.Client(component)
-		if err != nil {
-			return err
-		}
-		mgr, err := newManager(ctx, o, client)
-		if err != nil {
-			return err
-		}
-		return mgr.Run(ctx)
+		return managerflags.RunManager(ctx, o, component, newManager)
 	})
 }
