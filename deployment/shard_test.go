@@ -33,7 +33,7 @@ func TestNewControllerWithRingKeepsToItsRange(t *testing.T) {
 		a, b := newTestRing(t, env, "a"), newTestRing(t, env, "b")
 		rings.Go(func() { _ = a.Run(ctx) })
 		rings.Go(func() { _ = b.Run(ctx) })
-		for a.Serving() != halves[0] || b.Serving() != halves[1] {
+		for !a.Serving().Equal(sharding.NewRanges(halves[0])) || !b.Serving().Equal(sharding.NewRanges(halves[1])) {
 			time.Sleep(100 * time.Millisecond)
 		}
 

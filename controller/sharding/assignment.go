@@ -3,6 +3,7 @@ package sharding
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 	"strconv"
@@ -47,8 +48,8 @@ func (a Assignment) Owner(h uint64) string {
 	return a.Cuts[i].Member
 }
 
-// RangesOf is member's segments, in hash order; nil if it holds none.
-func (a Assignment) RangesOf(member string) []Range {
+// RangesOf is member's segments; nil if it holds none.
+func (a Assignment) RangesOf(member string) Ranges {
 	var rs []Range
 	for i, c := range a.Cuts {
 		if c.Member != member {
@@ -60,7 +61,7 @@ func (a Assignment) RangesOf(member string) []Range {
 		}
 		rs = append(rs, r)
 	}
-	return rs
+	return NewRanges(rs...)
 }
 
 // Members is the members holding a segment, sorted.
@@ -124,15 +125,18 @@ func (a Assignment) validate() error {
 // Selector is the shard selector of member's segments on field: their
 // shardRange terms joined with ||. Nil if the member holds nothing.
 func (a Assignment) Selector(member, field string) kubesharding.Selector {
-	var reqs []kubesharding.ShardRangeRequirement
-	for _, r := range a.RangesOf(member) {
-		start, end := r.bounds()
-		reqs = append(reqs, kubesharding.ShardRangeRequirement{Key: field, Start: start, End: end})
+	return a.RangesOf(member).Selector(field)
+}
+
+// ID names the assignment in DrainedForAnnotation: a digest of its
+// String, short enough to repeat on every member's Lease.
+func (a Assignment) ID() string {
+	if len(a.Cuts) == 0 {
+		return ""
 	}
-	if len(reqs) == 0 {
-		return nil
-	}
-	return kubesharding.NewSelector(reqs...)
+	h := fnv.New64a()
+	h.Write([]byte(a.String()))
+	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 // Shares is each member's share of keys: the sum of the weights of the

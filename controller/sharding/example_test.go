@@ -18,6 +18,11 @@ func ExampleRing() {
 	ring, err := sharding.New(sharding.Options{
 		Client: client, Namespace: "kube-system", Name: "deployment-controller", ID: "replica-0",
 		Logger: funcr.New(func(string, string) {}, funcr.Options{}),
+		// The keys to balance. Left nil, the ring watches the cluster's
+		// namespaces, which needs Run; this example calls Sync by hand.
+		Keys: func() ([]sharding.Key, bool) {
+			return []sharding.Key{{Hash: sharding.KeyHash("default", ""), Weight: 1}}, true
+		},
 	})
 	if err != nil {
 		panic(err)

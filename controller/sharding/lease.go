@@ -1,8 +1,6 @@
 package sharding
 
 import (
-	"slices"
-	"strings"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -13,30 +11,23 @@ const (
 	// RingLabel labels each member's Lease with the ring's name; members
 	// find each other by listing Leases with it.
 	RingLabel = "ctrlkit.io/shard-ring"
-	// DrainedForAnnotation holds the view (the sorted member IDs, joined by
-	// commas) for which the member has drained: it reconciles nothing, and
-	// will start nothing, outside its range in that view. See the package
+	// DrainedForAnnotation holds the ID of the assignment (Assignment.ID)
+	// for which the member has drained: it reconciles nothing, and will
+	// start nothing, outside its ranges in that assignment. See the package
 	// documentation.
 	DrainedForAnnotation = "ctrlkit.io/shard-drained-for"
-	// ServingAnnotation shows the range the member was serving when it last
-	// wrote its Lease, for people and tests; the protocol does not read it.
+	// AssignmentAnnotation holds, on the coordinator's Lease, the
+	// assignment the members adopt (Assignment.String).
+	AssignmentAnnotation = "ctrlkit.io/shard-assignment"
+	// ServingAnnotation shows the ranges the member was serving when it
+	// last wrote its Lease, for people and tests; the protocol does not
+	// read it.
 	ServingAnnotation = "ctrlkit.io/shard-serving"
 )
 
-// view is a ring membership as one member sees it: member IDs, sorted.
+// view is the ring's live members as one member sees them: IDs, sorted.
+// The first is the coordinator.
 type view []string
-
-// String is the view's form in DrainedForAnnotation.
-func (v view) String() string { return strings.Join(v, ",") }
-
-// rangeOf is id's range in v, or EmptyRange if id is not a member.
-func (v view) rangeOf(id string) Range {
-	i, found := slices.BinarySearch(v, id)
-	if !found {
-		return EmptyRange
-	}
-	return Assign(len(v))[i]
-}
 
 // observation is what a member last saw of another's Lease, and when on
 // its own clock it first saw it. A Lease is judged by how long it has not
@@ -52,6 +43,7 @@ type observation struct {
 type peer struct {
 	id         string
 	drainedFor string
+	assignment string // AssignmentAnnotation: set on a coordinator's Lease
 }
 
 // leaseRecord is what counts as a change of lease l.
@@ -63,7 +55,7 @@ func leaseRecord(l *coordinationv1.Lease) string {
 	if l.Spec.RenewTime != nil {
 		renew = l.Spec.RenewTime.UTC().Format(time.RFC3339Nano)
 	}
-	return holder + "\x00" + renew + "\x00" + l.Annotations[DrainedForAnnotation]
+	return holder + "\x00" + renew + "\x00" + l.Annotations[DrainedForAnnotation] + "\x00" + l.Annotations[AssignmentAnnotation]
 }
 
 // leaseHolder is l's holder identity, "" once released.

@@ -19,8 +19,8 @@ import (
 // the informer's indexer has the object, so the indexer then holds every
 // object the list returned in the gained part.
 type listedCache struct {
-	listed        Range
-	pendingTarget Range
+	listed        Ranges
+	pendingTarget Ranges
 	pending       map[string]struct{}
 }
 
@@ -28,7 +28,7 @@ type listedCache struct {
 func (r *Ring) addCache() *listedCache {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c := &listedCache{listed: EmptyRange, pendingTarget: EmptyRange}
+	c := &listedCache{}
 	r.caches = append(r.caches, c)
 	return c
 }
@@ -36,7 +36,7 @@ func (r *Ring) addCache() *listedCache {
 // listing records that c's informer listed target and got items (already
 // restricted to target), before the informer sees them. What it listed
 // before and outside target is no longer known to be held.
-func (r *Ring) listing(c *listedCache, target Range, items []runtime.Object) {
+func (r *Ring) listing(c *listedCache, target Ranges, items []runtime.Object) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c.listed = c.listed.Intersect(target)

@@ -78,13 +78,13 @@ func TestGainedKeysWaitForEveryInformer(t *testing.T) {
 			}
 			return adm == sharding.Admitted
 		}
-		waitFor(t, "a to serve its own half", func() bool { return a.Serving() == halves[0] && admitted(own) })
+		waitFor(t, "a to serve its own half", func() bool { return a.Serving().Equal(sharding.NewRanges(halves[0])) && admitted(own) })
 
 		holdLists.Store(true)
 		stopB()
 		waitFor(t, "a to serve everything, its Deployment cache holding the gained namespace", func() bool {
 			_, cached, _ := deployments.GetStore().GetByKey(gained + "/web")
-			return a.Serving() == sharding.FullRange && cached
+			return a.Serving().Equal(sharding.NewRanges(sharding.FullRange)) && cached
 		})
 		if _, adm := a.Acquire(sharding.KeyHash(gained, "")); adm != sharding.Pending {
 			t.Fatalf("a gained key before its ReplicaSet informer listed it: %v, want pending", adm)

@@ -26,7 +26,7 @@ const (
 	ClusterScoped
 )
 
-// ListWatch restricts lw to ring's target range (see the package
+// ListWatch restricts lw to ring's target ranges (see the package
 // documentation): each list and watch carries the target's ShardSelector
 // (for Namespaced resources) and keeps, on the client side, only the
 // objects in the target, so that the cache holds only the range whether
@@ -55,7 +55,7 @@ type shardedListWatch struct {
 	cache *listedCache // nil: the ring does not wait for this cache
 
 	mu          sync.Mutex
-	last        Range
+	last        Ranges
 	lastChanged <-chan struct{}
 	warned      bool
 }
@@ -115,7 +115,7 @@ func (s *shardedListWatch) Watch(opts metav1.ListOptions) (watch.Interface, erro
 }
 
 // waitForTarget returns the ring's target once it has one.
-func (s *shardedListWatch) waitForTarget(ctx context.Context) (Range, <-chan struct{}, error) {
+func (s *shardedListWatch) waitForTarget(ctx context.Context) (Ranges, <-chan struct{}, error) {
 	for {
 		target, changed := s.ring.Target()
 		if !target.Empty() {
@@ -123,13 +123,13 @@ func (s *shardedListWatch) waitForTarget(ctx context.Context) (Range, <-chan str
 		}
 		select {
 		case <-ctx.Done():
-			return EmptyRange, nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		case <-changed:
 		}
 	}
 }
 
-func (s *shardedListWatch) restrict(opts *metav1.ListOptions, target Range) {
+func (s *shardedListWatch) restrict(opts *metav1.ListOptions, target Ranges) {
 	if s.scope == Namespaced {
 		opts.ShardSelector = target.Selector(NamespaceField).String()
 	}
@@ -137,7 +137,7 @@ func (s *shardedListWatch) restrict(opts *metav1.ListOptions, target Range) {
 
 // filterList keeps the list's items in target. A list the API server
 // filtered passes unchanged; one it did not is logged once.
-func (s *shardedListWatch) filterList(list runtime.Object, target Range) error {
+func (s *shardedListWatch) filterList(list runtime.Object, target Ranges) error {
 	if s.scope == Namespaced {
 		// A typed list is its own ListInterface (meta.ListAccessor returns
 		// it, not its ListMeta): ShardInfo is reached through GetListMeta.

@@ -126,7 +126,15 @@ func TestInformerCachesOnlyTheTargetAndFollowsIt(t *testing.T) {
 func TestListWatchSendsTheShardSelector(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client := fake.NewClientset()
-		a := newRing(t, client, "a")
+		// Synced by hand, so with keys of its own: the default's informer
+		// runs only in Run. No keys: the ring's one member holds all.
+		a, err := sharding.New(sharding.Options{
+			Client: client, Namespace: "kube-system", Name: "test", ID: "a", Logger: testr.New(t),
+			Keys: func() ([]sharding.Key, bool) { return nil, true },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := a.Sync(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +174,7 @@ func TestListWatchWarnsOnceWhenTheServerIgnoresTheSelector(t *testing.T) {
 		a, err := sharding.New(sharding.Options{
 			Client: client, Namespace: "kube-system", Name: "test", ID: "a",
 			LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond,
-			Logger: logger,
+			Logger: logger, Keys: func() ([]sharding.Key, bool) { return nil, true },
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -63,7 +63,7 @@ func TestRingAndLeaderElectionInOneManager(t *testing.T) {
 		b := startReplica(t, client, "b")
 		halves := sharding.Assign(2)
 		waitFor(t, "a and b to serve a half each", func() bool {
-			return a.ring.Serving() == halves[0] && b.ring.Serving() == halves[1]
+			return a.ring.Serving().Equal(sharding.NewRanges(halves[0])) && b.ring.Serving().Equal(sharding.NewRanges(halves[1]))
 		})
 		if b.leading.Load() {
 			t.Fatal("b leads too")
@@ -74,7 +74,7 @@ func TestRingAndLeaderElectionInOneManager(t *testing.T) {
 			t.Fatalf("a: Run: %v", err)
 		}
 		waitFor(t, "b to lead and serve everything", func() bool {
-			return b.leading.Load() && b.ring.Serving() == sharding.FullRange
+			return b.leading.Load() && b.ring.Serving().Equal(sharding.NewRanges(sharding.FullRange))
 		})
 		b.stop()
 		if err := <-b.done; err != nil {

@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -18,6 +19,11 @@ type ringMetrics struct {
 	servingFraction prometheus.Gauge
 	rangeInfo       *prometheus.GaugeVec
 	keysOwned       prometheus.Gauge
+	share           prometheus.Gauge
+	imbalance       prometheus.Gauge
+	largestKey      prometheus.Gauge
+	rebalances      prometheus.Counter
+	movedWeight     prometheus.Counter
 	handovers       *prometheus.CounterVec
 	handoverTime    *prometheus.HistogramVec
 	ring            string
@@ -36,10 +42,20 @@ func newRingMetrics(reg prometheus.Registerer, ring string) (*ringMetrics, error
 	}
 	m := &ringMetrics{ring: ring, reg: reg}
 	m.members = gauge("ctrlkit_shard_ring_members", "Live members of the ring, as this member sees it.").WithLabelValues(ring)
-	m.rangeFraction = gauge("ctrlkit_shard_range_fraction", "Share of the hash space assigned to this member (its target range).").WithLabelValues(ring)
+	m.rangeFraction = gauge("ctrlkit_shard_range_fraction", "Share of the hash space assigned to this member (its target ranges).").WithLabelValues(ring)
 	m.servingFraction = gauge("ctrlkit_shard_serving_fraction", "Share of the hash space this member hands out keys of now.").WithLabelValues(ring)
-	m.rangeInfo = gauge("ctrlkit_shard_range_info", "This member's target range, as labels start (inclusive) and end (exclusive); value 1.", "start", "end")
+	m.rangeInfo = gauge("ctrlkit_shard_range_info", "This member's target ranges, one series each, as labels start (inclusive) and end (exclusive); value 1.", "start", "end")
 	m.keysOwned = gauge("ctrlkit_shard_keys_owned", "Distinct shard keys (namespaces, or names of cluster-scoped objects) this member has reconciled in its current range.").WithLabelValues(ring)
+	m.share = gauge("ctrlkit_shard_share", "This member's share of the shard keys in the adopted assignment: the sum of their weights (namespaces, by default).").WithLabelValues(ring)
+	m.imbalance = gauge("ctrlkit_shard_ring_imbalance", "The adopted assignment's largest share over the mean share of the live members; 1 is a perfect balance.").WithLabelValues(ring)
+	m.largestKey = gauge("ctrlkit_shard_largest_key_ratio", "The largest single shard key's weight over the mean share: a key is never split, so the imbalance cannot go below it.").WithLabelValues(ring)
+	counter := func(name, help string) prometheus.Counter {
+		vec, err := prommetrics.Register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"ring"}))
+		errs = append(errs, err)
+		return vec.WithLabelValues(ring)
+	}
+	m.rebalances = counter("ctrlkit_shard_rebalances_total", "Assignments this member computed and published as the coordinator, each moving cut points.")
+	m.movedWeight = counter("ctrlkit_shard_moved_keys_total", "Weight of the shard keys (namespaces, by default) whose member changed in those rebalances.")
 	handovers, err := prommetrics.Register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "ctrlkit_shard_handovers_total",
 		Help: "Completed handovers: direction gained (a range started serving) or lost (a lost range drained and acknowledged).",
@@ -83,21 +99,39 @@ func (m *ringMetrics) handover(direction string, d time.Duration) {
 	m.handoverTime.WithLabelValues(m.ring, direction).Observe(d.Seconds())
 }
 
+// rebalanced counts one rebalance by the coordinator.
+func (m *ringMetrics) rebalanced(moved int64) {
+	m.rebalances.Inc()
+	m.movedWeight.Add(float64(moved))
+}
+
 // update sets the gauges from r's state.
 func (m *ringMetrics) update(r *Ring) {
 	r.mu.Lock()
-	members, target := len(r.view), r.target
+	members, target, assignment := slices.Clone(r.view), r.target, r.assignment
 	serving := r.serving
 	if r.fencedLocked(r.clock.Now()) || r.left {
-		serving = EmptyRange
+		serving = nil
 	}
 	r.mu.Unlock()
-	m.members.Set(float64(members))
+	m.members.Set(float64(len(members)))
 	m.rangeFraction.Set(target.Fraction())
 	m.servingFraction.Set(serving.Fraction())
 	m.rangeInfo.DeletePartialMatch(prometheus.Labels{"ring": m.ring})
-	if !target.Empty() {
-		start, end := target.bounds()
+	for _, rg := range target {
+		start, end := rg.bounds()
 		m.rangeInfo.WithLabelValues(m.ring, start, end).Set(1)
+	}
+	if keys, ok := r.keys(); ok && len(members) > 0 {
+		shares := assignment.Shares(members, keys)
+		m.share.Set(float64(shares[r.opts.ID]))
+		m.imbalance.Set(Imbalance(shares))
+		var largest int64
+		for _, k := range mergeKeys(keys) {
+			largest = max(largest, k.Weight)
+		}
+		if t := total(keys); t > 0 {
+			m.largestKey.Set(float64(largest) / (float64(t) / float64(len(members))))
+		}
 	}
 }

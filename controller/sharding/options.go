@@ -62,6 +62,20 @@ type Options struct {
 	// DefaultDrainTimeout.
 	DrainTimeout time.Duration
 
+	// Keys lists the shard keys that exist, with their weights: the
+	// coordinator cuts the hash space so that each member's share of them
+	// is equal, within Hysteresis. It returns false while it does not know
+	// yet (a cache not synced): the ring then keeps its assignment. Nil
+	// means the namespaces of the cluster, each of weight 1, from an
+	// informer the ring runs (it needs list and watch on namespaces).
+	// Supply it to shard cluster-scoped names, or to weigh namespaces by
+	// what they hold.
+	Keys func() ([]Key, bool)
+	// Hysteresis is the imbalance (largest share over the mean) the ring
+	// tolerates before it moves keys; see Rebalance. Zero means
+	// DefaultHysteresis.
+	Hysteresis float64
+
 	// Clock drives rounds and lease expiry. Nil means the real clock; tests
 	// pass k8s.io/utils/clock/testing.FakeClock and call Sync by hand.
 	Clock clock.WithTicker
@@ -84,6 +98,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.DrainTimeout == 0 {
 		o.DrainTimeout = DefaultDrainTimeout
+	}
+	if o.Hysteresis == 0 {
+		o.Hysteresis = DefaultHysteresis
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
@@ -122,6 +139,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.RetryPeriod <= 0 || o.RetryPeriod >= o.RenewDeadline {
 		errs = append(errs, fmt.Errorf("Options.RetryPeriod %s must be positive and below RenewDeadline %s", o.RetryPeriod, o.RenewDeadline))
+	}
+	if o.Hysteresis != 0 && o.Hysteresis < 1 {
+		errs = append(errs, fmt.Errorf("Options.Hysteresis %g must be at least 1", o.Hysteresis))
 	}
 	if o.DrainTimeout < 0 {
 		errs = append(errs, fmt.Errorf("Options.DrainTimeout %s must not be negative", o.DrainTimeout))

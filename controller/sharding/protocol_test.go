@@ -55,7 +55,8 @@ type sim struct {
 	tracker k8stesting.ObjectTracker
 	members []*simMember
 	joined  int
-	keys    []uint64
+	keys    []uint64        // the keys reconciles are started for
+	exists  map[uint64]bool // the keys the ring balances: namespaces come and go
 	log     []string // the last steps, shown on failure
 }
 
@@ -66,8 +67,11 @@ func newSim(t *testing.T, seed uint64) *sim {
 		clock:   testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 		tracker: k8stesting.NewObjectTracker(scheme.Scheme, scheme.Codecs.UniversalDecoder()),
 	}
+	s.exists = map[uint64]bool{}
 	for i := range 16 {
-		s.keys = append(s.keys, sharding.KeyHash(fmt.Sprintf("ns-%d", i), ""))
+		h := sharding.KeyHash(fmt.Sprintf("ns-%d", i), "")
+		s.keys = append(s.keys, h)
+		s.exists[h] = i%2 == 0
 	}
 	return s
 }
@@ -102,7 +106,7 @@ func (s *sim) join() {
 	ring, err := sharding.New(sharding.Options{
 		Client: client, Namespace: "kube-system", Name: "sim", ID: m.name,
 		LeaseDuration: simLease, RenewDeadline: simRenew, RetryPeriod: simRetry,
-		Clock: s.clock, Logger: quiet,
+		Clock: s.clock, Logger: quiet, Keys: s.existingKeys,
 	})
 	if err != nil {
 		s.t.Fatal(err)
@@ -110,6 +114,17 @@ func (s *sim) join() {
 	m.ring = ring
 	s.members = append(s.members, m)
 	s.logf("%s joins", m.name)
+}
+
+// existingKeys is the members' Options.Keys.
+func (s *sim) existingKeys() ([]sharding.Key, bool) {
+	var keys []sharding.Key
+	for _, h := range s.keys {
+		if s.exists[h] {
+			keys = append(keys, sharding.Key{Hash: h, Weight: 1})
+		}
+	}
+	return keys, true
 }
 
 func (s *sim) remove(m *simMember) {
@@ -188,8 +203,12 @@ func (s *sim) step() {
 		}
 	case p < 45:
 		s.sync(s.pick())
-	case p < 85:
+	case p < 83:
 		s.start(s.pick(), s.keys[s.rng.IntN(len(s.keys))])
+	case p < 85:
+		h := s.keys[s.rng.IntN(len(s.keys))]
+		s.exists[h] = !s.exists[h]
+		s.logf("namespace %#x exists: %v", h, s.exists[h])
 	case p < 97:
 		m := s.pick()
 		for h := range m.inFlight {
@@ -254,8 +273,8 @@ func (s *sim) settle() {
 
 // TestHandoverNeverLetsTwoMembersHoldAKey drives replicas through random
 // joins, clean leaves, crashes (their Leases expire), partitions (their
-// renewals fail while they keep running), clock jumps and reconciles of
-// random keys, and checks at every admission that no other replica has
+// renewals fail while they keep running), clock jumps, namespaces created
+// and deleted (the coordinator rebalances) and reconciles of random keys, and checks at every admission that no other replica has
 // the key in flight. Each run then settles to check that the ring still
 // hands every key to exactly one member (safety is not bought by serving
 // nothing).

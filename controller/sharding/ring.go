@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,14 +55,17 @@ func (a Admission) String() string {
 // controllers by hash (see the package documentation for the protocol).
 // Run keeps its Lease and its ranges current; Acquire admits keys.
 //
-// Invariants, under mu: serving ⊆ target (both contiguous); every hash
-// admitted and not yet released is counted in inFlight; a key is admitted
-// only if it is in serving and the member is not fenced (its last
-// successful renewal is less than RenewDeadline old); acked names a view
-// for which inFlight ⊆ that view's range held when it was set, and serving
-// has not grown since except to the range of a published ack.
+// Invariants, under mu: target is this member's ranges in assignment, and
+// serving ⊆ target; every hash admitted and not yet released is counted in
+// inFlight; a key is admitted only if it is in serving and the member is
+// not fenced (its last successful renewal is less than RenewDeadline old);
+// acked names an assignment for which inFlight ⊆ that assignment's ranges
+// of this member held when it was set, and serving has not grown since
+// except to the ranges of a published ack.
 type Ring struct {
 	opts      Options
+	keys      func() ([]Key, bool)
+	nsKeys    *namespaceKeys // the default keys; nil if Options.Keys is set
 	leaseName string
 	leases    coordinationv1client.LeaseInterface
 	clock     clock.WithTicker
@@ -79,11 +83,14 @@ type Ring struct {
 	mu               sync.Mutex
 	renewedAt        time.Time // start of the last successful renewal; zero: none
 	view             view
-	target           Range // this member's range in view
-	serving          Range // the part of target it may hand out
-	acked            string
-	published        string        // acked as of the last successful write
-	publishedServing Range         // serving as of the last successful write
+	assignment       Assignment // adopted: computed if coordinating, else the coordinator's
+	coordinating     bool       // this member publishes assignment
+	target           Ranges     // this member's ranges in assignment
+	serving          Ranges     // the part of target it may hand out
+	acked            string     // an assignment ID
+	published        string     // acked as of the last successful write
+	publishedServing Ranges     // serving as of the last successful write
+	publishedAssign  string     // the assignment published as coordinator, "" if none
 	changed          chan struct{} // closed when target changes
 	targetSince      time.Time
 	gainPending      bool
@@ -104,21 +111,25 @@ func New(opts Options) (*Ring, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Ring{
+	r := &Ring{
 		opts:      opts,
+		keys:      opts.Keys,
 		leaseName: opts.Name + "-" + opts.ID,
 		leases:    opts.Client.CoordinationV1().Leases(opts.Namespace),
 		clock:     opts.Clock,
 		log:       opts.Logger.WithValues("ring", opts.Name, "member", opts.ID),
 		metrics:   m,
 		observed:  map[string]observation{},
-		target:    EmptyRange,
-		serving:   EmptyRange,
 		changed:   make(chan struct{}),
 		inFlight:  map[uint64]int{},
 		owned:     map[uint64]struct{}{},
 		idle:      make(chan struct{}, 1),
-	}, nil
+	}
+	if r.keys == nil {
+		r.nsKeys = newNamespaceKeys(opts.Client)
+		r.keys = r.nsKeys.keys
+	}
+	return r, nil
 }
 
 // ID is this member's identity.
@@ -131,29 +142,38 @@ func (r *Ring) Name() string { return "shard-ring-" + r.opts.Name }
 // the ring on every replica, next to its leader election.)
 func (r *Ring) NeedLeaderElection() bool { return false }
 
-// Members is the ring as this member last saw it, sorted; empty before the
-// first round.
+// Members is the ring's live members as this member last saw them,
+// sorted; empty before the first round.
 func (r *Ring) Members() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.view)
 }
 
-// Target is this member's range in the current view, and a channel closed
-// when it changes. Informers list and watch the target (see ListWatch).
-// It is EmptyRange until the first round has seen the ring.
-func (r *Ring) Target() (Range, <-chan struct{}) {
+// Assignment is the assignment this member has adopted: the zero
+// Assignment until it has seen the coordinator's.
+func (r *Ring) Assignment() Assignment {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.assignment
+}
+
+// Target is this member's ranges in the assignment it has adopted, and a
+// channel closed when they change. Informers list and watch the target
+// (see ListWatch). It is empty until the member has adopted an assignment
+// that gives it keys.
+func (r *Ring) Target() (Ranges, <-chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.target, r.changed
 }
 
 // Serving is the part of the target this member hands out keys of now.
-func (r *Ring) Serving() Range {
+func (r *Ring) Serving() Ranges {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.fencedLocked(r.clock.Now()) {
-		return EmptyRange
+		return nil
 	}
 	return r.serving
 }
@@ -215,12 +235,18 @@ func (r *Ring) drainedLocked() bool {
 }
 
 // Run joins the ring and keeps this member's Lease and ranges current, one
-// round (Sync) per RetryPeriod, until ctx is cancelled. Then it leaves:
+// round (Sync) per RetryPeriod, until ctx is cancelled; it runs the
+// namespace informer of the default Options.Keys meanwhile. Then it leaves:
 // it hands out nothing more, waits (at most DrainTimeout) for in-flight
 // reconciles, and releases its Lease so that the others take its range at
 // once. It returns ErrDrainTimeout if lost keys do not drain in time, or
 // if leaving does not.
 func (r *Ring) Run(ctx context.Context) error {
+	if r.nsKeys != nil {
+		keysCtx, stop := context.WithCancel(ctx)
+		defer r.nsKeys.start(keysCtx)()
+		defer stop()
+	}
 	ticker := r.clock.NewTicker(r.opts.RetryPeriod)
 	defer ticker.Stop()
 	for {
@@ -243,7 +269,7 @@ func (r *Ring) Run(ctx context.Context) error {
 func (r *Ring) Leave() {
 	r.leaving = true
 	r.mu.Lock()
-	r.serving = EmptyRange
+	r.serving = nil
 	r.mu.Unlock()
 }
 
@@ -273,9 +299,10 @@ func (r *Ring) leave(ctx context.Context, tick <-chan time.Time) error {
 
 // Sync runs one round: renew this member's Lease, publishing what it has
 // drained for; list the ring's Leases; then, from who is live, update the
-// view, shrink what it serves to its new range, extend to the whole range
-// once every other live member acknowledged the view, and acknowledge the
-// view itself once it has drained. Run calls it every RetryPeriod; Sync
+// view, adopt the coordinator's assignment (or, as the coordinator,
+// rebalance it), shrink what it serves to its new ranges, extend to all of
+// them once every other live member acknowledged the assignment, and
+// acknowledge the assignment itself once it has drained. Run calls it every RetryPeriod; Sync
 // must not be called concurrently with itself or Run.
 func (r *Ring) Sync(ctx context.Context) error {
 	if r.left {
@@ -316,7 +343,7 @@ func (r *Ring) publish(ctx context.Context) error {
 	if err := r.renew(ctx, r.clock.Now()); err != nil {
 		r.mu.Lock()
 		if r.fencedLocked(r.clock.Now()) {
-			r.serving = EmptyRange
+			r.serving = nil
 		}
 		r.mu.Unlock()
 		r.metrics.update(r)
@@ -326,11 +353,20 @@ func (r *Ring) publish(ctx context.Context) error {
 }
 
 // unpublished reports whether the Lease lags what the member has
-// acknowledged or serves.
+// acknowledged, serves or assigns.
 func (r *Ring) unpublished() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.acked != r.published || r.serving != r.publishedServing
+	return r.acked != r.published || !r.serving.Equal(r.publishedServing) || r.assignmentToPublishLocked() != r.publishedAssign
+}
+
+// assignmentToPublishLocked is the assignment this member's Lease should
+// carry: its own if it coordinates.
+func (r *Ring) assignmentToPublishLocked() string {
+	if !r.coordinating {
+		return ""
+	}
+	return r.assignment.String()
 }
 
 func (r *Ring) idleNow() bool {
@@ -361,13 +397,14 @@ func (r *Ring) observe(leases []coordinationv1.Lease, now time.Time) []peer {
 		if holder == "" || holder == r.opts.ID || now.Sub(o.seen) >= leaseDuration(l, r.opts.LeaseDuration) {
 			continue
 		}
-		peers = append(peers, peer{id: holder, drainedFor: l.Annotations[DrainedForAnnotation]})
+		peers = append(peers, peer{id: holder, drainedFor: l.Annotations[DrainedForAnnotation], assignment: l.Annotations[AssignmentAnnotation]})
 	}
 	for name := range r.observed {
 		if !seen[name] {
 			delete(r.observed, name)
 		}
 	}
+	slices.SortFunc(peers, func(a, b peer) int { return strings.Compare(a.id, b.id) })
 	return peers
 }
 
@@ -377,7 +414,8 @@ func (r *Ring) decide(peers []peer, now time.Time) {
 	defer r.mu.Unlock()
 	fenced := r.fencedLocked(now)
 	if fenced || r.leaving {
-		r.serving = EmptyRange
+		r.serving = nil
+		r.coordinating = false
 	} else {
 		v := make(view, 0, len(peers)+1)
 		v = append(v, r.opts.ID)
@@ -387,38 +425,46 @@ func (r *Ring) decide(peers []peer, now time.Time) {
 		slices.Sort(v)
 		v = slices.Compact(v)
 		if !slices.Equal(v, r.view) {
-			r.setViewLocked(v, now)
+			r.view = v
+			r.log.Info("Ring members changed", "members", []string(v))
+		}
+		if next, ok := r.nextAssignmentLocked(peers); ok && next.ID() != r.assignment.ID() {
+			r.setAssignmentLocked(next, now)
 		}
 	}
 
-	vs := r.view.String()
-	if !fenced && !r.leaving && r.published == vs && r.serving != r.target && allDrainedFor(peers, vs) {
+	id := r.assignment.ID()
+	if id != "" && !fenced && !r.leaving && r.published == id && !r.serving.Equal(r.target) && allDrainedFor(peers, id) {
 		r.serving = r.target
 		if r.gainPending {
 			r.gainPending = false
 			r.metrics.handover("gained", now.Sub(r.targetSince))
 		}
-		r.log.V(2).Info("Serving range", "range", r.serving, "members", len(r.view))
+		r.log.V(2).Info("Serving ranges", "ranges", r.serving, "members", len(r.view))
 	}
-	if r.acked != vs && r.drainedLocked() {
-		r.acked = vs
+	if r.acked != id && r.drainedLocked() {
+		r.acked = id
 		if !r.drainSince.IsZero() {
 			r.metrics.handover("lost", now.Sub(r.drainSince))
 			r.drainSince = time.Time{}
 		}
 	}
-	if r.acked != vs && !r.drainSince.IsZero() && now.Sub(r.drainSince) > r.opts.DrainTimeout {
+	if r.acked != id && !r.drainSince.IsZero() && now.Sub(r.drainSince) > r.opts.DrainTimeout {
 		r.failed = ErrDrainTimeout
-		r.serving = EmptyRange
+		r.serving = nil
 		r.log.Error(ErrDrainTimeout, "Fencing this member", "timeout", r.opts.DrainTimeout)
 	}
 }
 
-// setViewLocked moves to view v: the target becomes this member's range
-// in v, and what it serves shrinks to it at once.
-func (r *Ring) setViewLocked(v view, now time.Time) {
+// setAssignmentLocked adopts assignment a: the target becomes this
+// member's ranges in a, and what it serves shrinks to them at once.
+func (r *Ring) setAssignmentLocked(a Assignment, now time.Time) {
 	old := r.target
-	r.view, r.target = v, v.rangeOf(r.opts.ID)
+	r.assignment, r.target = a, a.RangesOf(r.opts.ID)
+	r.log.V(2).Info("Adopted an assignment", "assignment", a.ID(), "ranges", r.target)
+	if r.target.Equal(old) {
+		return
+	}
 	r.serving = r.serving.Intersect(r.target)
 	for h := range r.owned {
 		if !r.target.Contains(h) {
@@ -433,13 +479,13 @@ func (r *Ring) setViewLocked(v view, now time.Time) {
 		c.listed = c.listed.Intersect(r.target)
 	}
 	r.targetSince = now
-	r.gainPending = r.target.Intersect(old) != r.target
+	r.gainPending = !r.target.Intersect(old).Equal(r.target)
 	if !r.drainedLocked() && r.drainSince.IsZero() {
 		r.drainSince = now
 	}
 	close(r.changed)
 	r.changed = make(chan struct{})
-	r.log.Info("Ring changed", "members", []string(v), "range", r.target)
+	r.log.Info("Ranges changed", "members", []string(r.view), "ranges", r.target)
 }
 
 func allDrainedFor(peers []peer, vs string) bool {
@@ -456,7 +502,7 @@ func allDrainedFor(peers []peer, vs string) bool {
 // RenewDeadline from start, the time before the request was sent.
 func (r *Ring) renew(ctx context.Context, start time.Time) error {
 	r.mu.Lock()
-	acked, serving := r.acked, r.serving
+	acked, serving, assignment := r.acked, r.serving, r.assignmentToPublishLocked()
 	r.mu.Unlock()
 	if r.own == nil {
 		l, err := r.leases.Get(ctx, r.leaseName, metav1.GetOptions{})
@@ -478,6 +524,11 @@ func (r *Ring) renew(ctx context.Context, start time.Time) error {
 	}
 	l.Annotations[DrainedForAnnotation] = acked
 	l.Annotations[ServingAnnotation] = serving.String()
+	if assignment != "" {
+		l.Annotations[AssignmentAnnotation] = assignment
+	} else {
+		delete(l.Annotations, AssignmentAnnotation)
+	}
 	l.Spec.RenewTime = ptr.To(metav1.NewMicroTime(start))
 	if leaseHolder(l) != r.opts.ID {
 		l.Spec.AcquireTime = l.Spec.RenewTime
@@ -497,7 +548,7 @@ func (r *Ring) renew(ctx context.Context, start time.Time) error {
 	}
 	r.own, r.ownFound = written, true
 	r.mu.Lock()
-	r.renewedAt, r.published, r.publishedServing = start, acked, serving
+	r.renewedAt, r.published, r.publishedServing, r.publishedAssign = start, acked, serving, assignment
 	r.mu.Unlock()
 	return nil
 }
@@ -526,6 +577,7 @@ func (r *Ring) releaseLease(ctx context.Context) error {
 	l.Spec.RenewTime = ptr.To(metav1.NewMicroTime(r.clock.Now()))
 	delete(l.Annotations, DrainedForAnnotation)
 	delete(l.Annotations, ServingAnnotation)
+	delete(l.Annotations, AssignmentAnnotation)
 	if _, err := r.leases.Update(ctx, l, metav1.UpdateOptions{}); err != nil {
 		r.own = nil
 		return fmt.Errorf("sharding: releasing Lease %s/%s: %w", r.opts.Namespace, r.leaseName, err)

@@ -19,7 +19,7 @@ func newRing(t *testing.T, client *fake.Clientset, id string) *sharding.Ring {
 	r, err := sharding.New(sharding.Options{
 		Client: client, Namespace: "kube-system", Name: "test", ID: id,
 		LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond,
-		Logger: testr.New(t),
+		Logger: testr.NewWithOptions(t, testr.Options{Verbosity: 2}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestRunSplitsAndLeavesCleanly(t *testing.T) {
 		wg.Go(func() { errs[1] = b.Run(ctxB) })
 		halves := sharding.Assign(2)
 		waitFor(t, "the two members to serve a half each", func() bool {
-			return a.Serving() == halves[0] && b.Serving() == halves[1]
+			return a.Serving().Equal(sharding.NewRanges(halves[0])) && b.Serving().Equal(sharding.NewRanges(halves[1]))
 		})
 
 		release, adm := a.Acquire(halves[0].Start)
@@ -72,7 +72,7 @@ func TestRunSplitsAndLeavesCleanly(t *testing.T) {
 		}
 		leaving := time.Now()
 		release()
-		waitFor(t, "b to serve the whole space", func() bool { return b.Serving() == sharding.FullRange })
+		waitFor(t, "b to serve the whole space", func() bool { return b.Serving().Equal(sharding.NewRanges(sharding.FullRange)) })
 		if d := time.Since(leaving); d >= 3*time.Second {
 			t.Errorf("handover after a clean leave took %s, as long as a lease expiry", d)
 		}

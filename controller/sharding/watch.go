@@ -13,14 +13,14 @@ import (
 // ring's target changes: the reflector then lists the new range.
 type shardWatch struct {
 	inner   watch.Interface
-	target  Range
+	target  Ranges
 	changed <-chan struct{}
 	out     chan watch.Event
 	stop    chan struct{}
 	once    sync.Once
 }
 
-func newShardWatch(inner watch.Interface, target Range, changed <-chan struct{}) *shardWatch {
+func newShardWatch(inner watch.Interface, target Ranges, changed <-chan struct{}) *shardWatch {
 	w := &shardWatch{inner: inner, target: target, changed: changed,
 		out: make(chan watch.Event), stop: make(chan struct{})}
 	go w.run()

@@ -29,7 +29,7 @@ type shardRow struct {
 
 // ownersOf are the replicas, of those in serving (replica ID → the range it
 // serves), whose range holds namespace ns, sorted.
-func ownersOf(ns string, serving map[string]sharding.Range) []string {
+func ownersOf(ns string, serving map[string]sharding.Ranges) []string {
 	h := sharding.KeyHash(ns, "")
 	var owners []string
 	for id, r := range serving {
@@ -98,13 +98,13 @@ func renderOwnership(out io.Writer, rows []shardRow) error {
 // replicaRow is one replica in the sharded demo's final summary.
 type replicaRow struct {
 	ID         string
-	Serving    sharding.Range
+	Serving    sharding.Ranges
 	Namespaces []string // of those the demo made, the ones in Serving
 }
 
 // replicaRows summarises, for each replica, the range it serves now and
 // which of namespaces are in it.
-func replicaRows(namespaces []string, serving map[string]sharding.Range) []replicaRow {
+func replicaRows(namespaces []string, serving map[string]sharding.Ranges) []replicaRow {
 	rows := make([]replicaRow, 0, len(serving))
 	for _, id := range slices.Sorted(maps.Keys(serving)) {
 		row := replicaRow{ID: id, Serving: serving[id]}

@@ -38,9 +38,9 @@ func TestRenderOwnershipShowsOwnersHandoversAndWhoReconciled(t *testing.T) {
 // only.
 func TestOwnersOfAgreesWithTheServersShardSelector(t *testing.T) {
 	ranges := sharding.Assign(3)
-	serving := map[string]sharding.Range{}
+	serving := map[string]sharding.Ranges{}
 	for i, r := range ranges {
-		serving[fmt.Sprintf("replica-%d", i)] = r
+		serving[fmt.Sprintf("replica-%d", i)] = sharding.NewRanges(r)
 	}
 	perReplica := map[string]int{}
 	for _, ns := range shardNamespaces {
@@ -71,7 +71,7 @@ func TestOwnersOfAgreesWithTheServersShardSelector(t *testing.T) {
 			t.Errorf("the first six namespaces give %s %d of them, want 2 (%v)", id, perReplica[id], perReplica)
 		}
 	}
-	if got := ownersOf("alpha", map[string]sharding.Range{"replica-0": sharding.EmptyRange}); got != nil {
+	if got := ownersOf("alpha", map[string]sharding.Ranges{"replica-0": nil}); got != nil {
 		t.Errorf("ownersOf with nothing served = %v, want none", got)
 	}
 }
@@ -115,7 +115,7 @@ func TestProgressOfIsTheRolloutInAFewWords(t *testing.T) {
 
 func TestRenderReplicasShowsEachReplicasRangeAndNamespaces(t *testing.T) {
 	ranges := sharding.Assign(3)
-	serving := map[string]sharding.Range{"replica-0": ranges[0], "replica-1": ranges[1], "replica-2": sharding.EmptyRange}
+	serving := map[string]sharding.Ranges{"replica-0": sharding.NewRanges(ranges[0]), "replica-1": sharding.NewRanges(ranges[1]), "replica-2": nil}
 	var b strings.Builder
 	if err := renderReplicas(&b, replicaRows(shardNamespaces[:6], serving)); err != nil {
 		t.Fatal(err)

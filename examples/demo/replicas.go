@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -100,24 +99,28 @@ func stopReplicas(replicas []*replica) error {
 	return errors.Join(errs...)
 }
 
-// serving is the range each replica serves now, by ID.
-func serving(replicas []*replica) map[string]sharding.Range {
-	m := make(map[string]sharding.Range, len(replicas))
+// serving is the ranges each replica serves now, by ID.
+func serving(replicas []*replica) map[string]sharding.Ranges {
+	m := make(map[string]sharding.Ranges, len(replicas))
 	for _, r := range replicas {
 		m[r.id] = r.ring.Serving()
 	}
 	return m
 }
 
-// ringFormed reports whether every replica sees all of them and serves
-// its whole share of the hash space.
+// ringFormed reports whether every replica sees all of them, holds the
+// same assignment as the others, and serves all of its ranges in it.
 func ringFormed(replicas []*replica) bool {
+	id := ""
 	for _, r := range replicas {
-		members := r.ring.Members()
-		i := slices.Index(members, r.id)
-		if len(members) != len(replicas) || i < 0 || r.ring.Serving() != sharding.Assign(len(members))[i] {
+		a := r.ring.Assignment()
+		target, _ := r.ring.Target()
+		switch {
+		case len(r.ring.Members()) != len(replicas), len(a.Members()) != len(replicas),
+			id != "" && a.ID() != id, target.Empty(), !r.ring.Serving().Equal(target):
 			return false
 		}
+		id = a.ID()
 	}
 	return true
 }
