@@ -1,7 +1,8 @@
 // Package sharding scales a controller-manager out across replicas: the
 // replicas form a ring on coordination.k8s.io Leases, split the 64-bit hash
-// space of their keys into contiguous ranges, one per member, and each
-// reconciles, and caches, only the keys of its range. A key changes hands
+// space of their keys into ranges, cut where the keys are so that each
+// member gets an equal share, and each reconciles, and caches, only the
+// keys of its ranges. A key changes hands
 // only after its old owner has let go of it, so that no key is ever
 // reconciled by two replicas at once.
 //
@@ -18,7 +19,7 @@
 // short suffix cluster (of "ns-0" to "ns-299", 290 hash into the middle
 // third of the space), so equal ranges (Assign) would split them 10, 290
 // and 0 over three replicas. The API server's hash decides, so a ring
-// cannot remix it; it can choose where to cut.
+// cannot remix it; it chooses where to cut.
 //
 // Rebalance chooses the cut points from the hashes of the keys that
 // exist: an Assignment gives each member one or more segments of the
@@ -35,8 +36,16 @@
 // holds object imbalance at 1.00-1.06 for 2 to 5 members and at the
 // largest namespace over the mean beyond (1.22, 1.42), while counting
 // namespaces lets it reach 1.4-2.5; counting objects leaves namespace
-// counts 1.1-2.0 apart. A controller whose cost follows its objects
-// should count objects; that is what the tests bound.
+// counts 1.1-2.0 apart.
+//
+// A Ring counts namespaces unless told otherwise (Options.Keys): its
+// coordinator sees every namespace through a small informer of names,
+// while the objects in a namespace are cached only by the member that
+// holds it, so counting them would need every member to publish the
+// counts of its ranges. Counting namespaces is exact whatever the names,
+// and right when namespaces are of a size; where a few hold most of the
+// objects, or many hold none of this controller's, supply Options.Keys
+// with object counts.
 //
 // Rebalance moves as little as it can: while every share is within the
 // hysteresis bound and the members have not changed, it keeps the
@@ -50,36 +59,45 @@
 // only select by namespace (or UID), so informers of cluster-scoped
 // resources are filtered on the client side only (see ListWatch).
 //
-// # Membership and ranges
+// # Membership and the agreed assignment
 //
 // Each member holds a Lease of its own, named Name-ID in Options.Namespace,
 // labelled RingLabel=Name, and renews it every RetryPeriod. The members are
 // the live Leases of the ring, sorted by holder identity: a Lease is live
 // while it has a holder and has changed within its LeaseDuration, on the
 // observer's own clock (as client-go's leader election judges a lease, so
-// that clock skew between replicas does not matter). Member i of n is
-// assigned [i·2^64/n, (i+1)·2^64/n) (Assign). That assignment, as one
-// member sees it, is its view; its range in its current view is its
-// target, and informers cache the target.
+// that clock skew between replicas does not matter).
+//
+// The live member with the smallest ID is the coordinator. Each round it
+// runs Rebalance over the live members and the keys (Options.Keys),
+// starting from the assignment it holds (or, just joined, from the one the
+// ring's Leases show, so that a new coordinator keeps the ring's cuts),
+// and publishes the result on its Lease (AssignmentAnnotation). The others
+// adopt what the coordinator's Lease says. A member's ranges in the
+// assignment it holds are its target, and informers cache the target.
+// Since Rebalance keeps an assignment within its hysteresis bound as it
+// is, namespaces coming and going move nothing until a share leaves the
+// bound, and ctrlkit_shard_rebalances_total counts the moves.
 //
 // # Handover
 //
-// A member hands out (Acquire) only keys in its serving range, a part of
+// A member hands out (Acquire) only keys in its serving ranges, a part of
 // its target, and counts the ones in flight. The protocol:
 //
-//  1. Shrink at once. When a member's view changes, its serving range
-//     shrinks to serving ∩ target in the same step: keys it lost are no
-//     longer handed out.
+//  1. Shrink at once. When a member adopts an assignment, its serving
+//     ranges shrink to serving ∩ target in the same step: keys it lost
+//     are no longer handed out.
 //  2. Acknowledge once drained. When no reconcile of a key outside its
-//     target is in flight any more, the member records the view as
-//     drained-for and publishes it at once, renewing its Lease a second
-//     time in that round, in the annotation DrainedForAnnotation ("I run
-//     and will start nothing outside my range of this view").
+//     target is in flight any more, the member records the assignment's
+//     ID as drained-for and publishes it at once, renewing its Lease a
+//     second time in that round, in the annotation DrainedForAnnotation
+//     ("I run and will start nothing outside my ranges of this
+//     assignment").
 //  3. Extend only when everyone has let go. A member starts serving its
-//     whole target only when its own acknowledgement of the view was
-//     published before the round's list, and that list shows every other
-//     live member acknowledging the same view. A member whose Lease
-//     expired, or was released, is not waited for.
+//     whole target only when its own acknowledgement of the assignment
+//     was published before the round's list, and that list shows every
+//     other live member acknowledging the same assignment. A member whose
+//     Lease expired, or was released, is not waited for.
 //  4. Fence on lost contact. A member whose last successful renewal
 //     started RenewDeadline ago hands out nothing until it renews again.
 //     Others consider it gone only after LeaseDuration without a change to
@@ -87,21 +105,23 @@
 //     last renewal after it was sent.
 //  5. Leave cleanly. On shutdown (Run's context ends) a member hands out
 //     nothing, waits for its in-flight reconciles, then releases its Lease
-//     (empty holder): the others take its range without waiting for expiry.
+//     (empty holder): the others take its ranges without waiting for expiry.
 //
 // Why no key is held twice: say members X and Y both hold key k, X having
 // started serving it (step 3) before Y. When Y extended, its list showed X
 // live (X still serves, so it is not fenced, so its Lease has not expired
-// for anyone) and acknowledging Y's view V, in which k is Y's, not X's.
-// X's acknowledgement of V was true when published and stays true until X
-// extends under another view, which needs its own acknowledgement of that
-// view published first, which would have replaced V in its Lease before
-// Y's list. So X was not serving k when Y looked, contradicting that it
-// has served k since before. (Reads are linearizable: the Leases are
+// for anyone) and acknowledging Y's assignment A, in which k is Y's, not
+// X's. X's acknowledgement of A was true when published and stays true
+// until X extends under another assignment, which needs its own
+// acknowledgement of that one published first, which would have replaced
+// A in its Lease before Y's list. So X was not serving k when Y looked,
+// contradicting that it has served k since before. Nothing here depends
+// on who computed A: members that briefly follow different coordinators
+// cannot extend until they acknowledge one assignment. (Reads are linearizable: the Leases are
 // listed with resourceVersion "", a consistent read.)
 //
-// A view change costs two or three rounds (RetryPeriod each) plus the
-// time the old owners take to drain. A crashed member's range is served
+// An assignment change costs two or three rounds (RetryPeriod each) plus the
+// time the old owners take to drain. A crashed member's ranges are served
 // again within LeaseDuration plus four rounds at worst: its last renewal
 // seen up to a round late, its expiry judged at the next round after
 // LeaseDuration (the acknowledgements go out in that round), the extension
@@ -128,9 +148,13 @@
 //     down); its range moves when its Lease expires, while that reconcile
 //     may still be running: the one case the protocol cannot close, as
 //     Go cannot stop a goroutine.
-//   - Views disagree (a Lease seen at different times by different
-//     members): nobody extends until every live member publishes the same
-//     view, so disagreement costs progress, never safety.
+//   - Members disagree on who is live, or on the coordinator (a Lease
+//     seen at different times by different members): nobody extends until
+//     every live member acknowledges the same assignment, so disagreement
+//     costs progress, never safety.
+//   - A member joins with the smallest ID: it becomes the coordinator and
+//     rebalances from the assignment the ring's Leases show, so its join
+//     moves a fair share, not the ring's layout.
 //   - Two processes with one ID share a Lease and a range: IDs must be
 //     unique (the default adds a random suffix to the host name).
 //   - The API server is unreachable for everyone: every member fences, and
@@ -183,10 +207,18 @@
 // With Options.Registry: ctrlkit_shard_ring_members (live members seen),
 // ctrlkit_shard_range_fraction and ctrlkit_shard_serving_fraction (share
 // of the hash space assigned and served), ctrlkit_shard_range_info{start,end}
-// (the target range), ctrlkit_shard_keys_owned (distinct shard keys
-// reconciled in the current range), ctrlkit_shard_handovers_total{direction}
-// and ctrlkit_shard_handover_duration_seconds{direction} (gained: from a
-// view change to serving the new range; lost: to the acknowledgement),
+// (one series per target range), ctrlkit_shard_share (the weight of the
+// keys this member holds: namespaces, by default),
+// ctrlkit_shard_ring_imbalance (largest share over the mean),
+// ctrlkit_shard_largest_key_ratio (the largest key over the mean share:
+// the floor of the imbalance, since a key is never split),
+// ctrlkit_shard_rebalances_total and ctrlkit_shard_moved_keys_total (on
+// the coordinator: assignments it changed, and the weight of the keys they
+// moved), ctrlkit_shard_keys_owned (distinct shard keys reconciled in the
+// current ranges), ctrlkit_shard_handovers_total{direction} and
+// ctrlkit_shard_handover_duration_seconds{direction} (gained: from an
+// assignment change to serving the new ranges; lost: to the
+// acknowledgement),
 // and, for each informer registered by Informer,
 // ctrlkit_shard_cached_objects{resource} (the objects in its cache, e.g.
 // resource "deployments.apps": those of the target range once it has

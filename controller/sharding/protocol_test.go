@@ -57,7 +57,7 @@ type sim struct {
 	joined  int
 	keys    []uint64        // the keys reconciles are started for
 	exists  map[uint64]bool // the keys the ring balances: namespaces come and go
-	log     []string // the last steps, shown on failure
+	log     []string        // the last steps, shown on failure
 }
 
 func newSim(t *testing.T, seed uint64) *sim {

@@ -83,14 +83,14 @@ type Ring struct {
 	mu               sync.Mutex
 	renewedAt        time.Time // start of the last successful renewal; zero: none
 	view             view
-	assignment       Assignment // adopted: computed if coordinating, else the coordinator's
-	coordinating     bool       // this member publishes assignment
-	target           Ranges     // this member's ranges in assignment
-	serving          Ranges     // the part of target it may hand out
-	acked            string     // an assignment ID
-	published        string     // acked as of the last successful write
-	publishedServing Ranges     // serving as of the last successful write
-	publishedAssign  string     // the assignment published as coordinator, "" if none
+	assignment       Assignment    // adopted: computed if coordinating, else the coordinator's
+	coordinating     bool          // this member publishes assignment
+	target           Ranges        // this member's ranges in assignment
+	serving          Ranges        // the part of target it may hand out
+	acked            string        // an assignment ID
+	published        string        // acked as of the last successful write
+	publishedServing Ranges        // serving as of the last successful write
+	publishedAssign  string        // the assignment published as coordinator, "" if none
 	changed          chan struct{} // closed when target changes
 	targetSince      time.Time
 	gainPending      bool

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/rand"
@@ -43,23 +44,30 @@ const (
 	shardPickupBound = shardLeaseDuration + shardRenewDeadline
 
 	shardRing        = "deployments"
-	shardNamespaces  = 30
-	shardPerNS       = 2 // Deployments per namespace
+	shardNamespaces  = 40 // team-1 … team-40, as people name them; 20 more join later
+	shardPerNS       = 2  // Deployments per namespace
+	// shardMaxShare bounds the run's Deployments one of three replicas
+	// caches: a third, and the ring's slack.
+	shardMaxShare = 0.40
 	shardRunLabel    = "e2e-shard-run"
 	deploymentBinary = "github.com/ctrlkit/ctrlkit/examples/deployment-controller"
 )
 
-// TestShardedReplicas is issue 15's end-to-end test of sharding across
-// processes: replicas of examples/deployment-controller --shard-ring, each
-// its own process, roll out 60 Deployments in 30 namespaces. Three
-// replicas split the ring, and each caches only its namespaces' objects;
-// one is killed with SIGKILL mid-rollout, and the survivors take its
-// namespaces over within shardPickupBound; a fourth joins during a second
-// rollout, and the ranges rebalance. Every rollout completes with one
-// ReplicaSet per template, and no key is ever reconciled by two replicas
-// at once (from the replicas' logs). It runs with sharded list and watch
-// on in the API server and, in parallel, off (the replicas filter on the
-// client side).
+// TestShardedReplicas is the end-to-end test of sharding across
+// processes (issues 15 and 30): replicas of examples/deployment-controller
+// --shard-ring, each its own process, roll out 80 Deployments in 40
+// namespaces named team-1 … team-40. Three replicas split the ring where
+// the namespaces are, and each caches only its namespaces' objects, at
+// most 40 % of the Deployments; one is killed with SIGKILL mid-rollout,
+// and the survivors take its namespaces over within shardPickupBound; a
+// fourth joins during a second rollout, and the ring rebalances; then 20
+// namespaces more come with their Deployments, and the ring stays within
+// its balance bound. Every rollout completes with one ReplicaSet per
+// template, no key is ever reconciled by two replicas at once (from the
+// replicas' logs), and no replica fails a reconcile on an object its
+// caches did not hold yet. It runs with sharded list and watch on in the
+// API server and, in parallel, off (the replicas filter on the client
+// side).
 func TestShardedReplicas(t *testing.T) {
 	bin := buildCommand(t, deploymentBinary)
 	for _, tc := range []struct {
@@ -80,31 +88,31 @@ func TestShardedReplicas(t *testing.T) {
 }
 
 func testShardedReplicas(t *testing.T, cp *envtest.Environment, bin string, serverShards bool) {
-	s := &shardedRun{t: t, client: cp.Client(), kubeconfig: cp.KubeconfigPath(), bin: bin, run: rand.String(6)}
+	s := &shardedRun{t: t, client: cp.Client(), kubeconfig: cp.KubeconfigPath(), bin: bin, run: rand.String(6),
+		imagesOf: map[string][]string{}, serverCP: serverShards}
 	s.leases = newNamespace(t, s.client)
-	for range shardNamespaces {
-		s.namespaces = append(s.namespaces, newNamespace(t, s.client))
-	}
+	s.addNamespaces(1, shardNamespaces)
 	t.Cleanup(s.deleteDeployments)
 
 	// Three replicas split the ring.
 	replicas := []*shardReplica{s.start("replica-1"), s.start("replica-2"), s.start("replica-3")}
-	s.waitServing(replicas, time.Time{}, time.Minute, "three replicas to split the ring")
-	s.requireSpread(3)
-	s.createDeployments("app:v1")
+	_, three := s.waitServing(replicas, time.Time{}, time.Minute, "three replicas to split the ring")
+	s.createDeployments(s.namespaces, "app:v1")
 	s.waitRollouts("app:v1")
 	s.checkReplicaSets()
 	s.waitCaches(replicas)
+	s.checkShares(replicas, three)
 
 	// Roll to a new image; kill the first member (in ID order) mid-way: the
-	// second then hands part of its range to the third, as well as taking
-	// the victim's, so that the handover protocol runs too.
+	// coordinator, so that the next takes the ring's cuts over; only the
+	// victim's namespaces move.
 	s.setImage("app:v2")
 	slices.SortFunc(replicas, func(a, b *shardReplica) int { return strings.Compare(a.id, b.id) })
 	victim, survivors := replicas[0], replicas[1:]
 	s.waitRolloutStarted(victim, "app:v2")
 	killed := victim.kill(t)
-	pickedUp := s.waitServing(survivors, killed, time.Minute, "the survivors to serve the victim's range")
+	pickedUp, two := s.waitServing(survivors, killed, time.Minute, "the survivors to serve the victim's range")
+	t.Logf("the SIGKILL moved %d of the run's %d namespaces", s.moved(three, two), len(s.namespaces))
 	pickup := pickedUp.Sub(killed)
 	t.Logf("the survivors served the whole hash space %s after the SIGKILL (bound %s)", pickup.Round(time.Millisecond), shardPickupBound)
 	if pickup > shardPickupBound {
@@ -118,11 +126,21 @@ func testShardedReplicas(t *testing.T, cp *envtest.Environment, bin string, serv
 	s.setImage("app:v3")
 	fourth := s.start("replica-4")
 	joined := time.Now()
-	rebalanced := s.waitServing(append(slices.Clone(survivors), fourth), joined, time.Minute, "the ring to rebalance over the fourth replica")
-	t.Logf("the ring rebalanced %s after the fourth replica started", rebalanced.Sub(joined).Round(time.Millisecond))
+	rebalanced, three := s.waitServing(append(slices.Clone(survivors), fourth), joined, time.Minute, "the ring to rebalance over the fourth replica")
+	t.Logf("the ring rebalanced %s after the fourth replica started, moving %d of the run's %d namespaces",
+		rebalanced.Sub(joined).Round(time.Millisecond), s.moved(two, three), len(s.namespaces))
 	s.waitRollouts("app:v3")
 	s.checkReplicaSets()
 	final := append(slices.Clone(survivors), fourth)
+	s.waitCaches(final)
+
+	// 20 namespaces more, with their Deployments: the ring keeps every
+	// share within its bound, moving cut points only if it must.
+	added := s.addNamespaces(shardNamespaces+1, shardNamespaces+20)
+	s.createDeployments(added, "app:v3")
+	s.waitBalanced(final)
+	s.waitRollouts("app:v3")
+	s.checkReplicaSets()
 	s.waitCaches(final)
 
 	s.logTimeouts(final)
@@ -136,6 +154,7 @@ func testShardedReplicas(t *testing.T, cp *envtest.Environment, bin string, serv
 	s.checkReleased(final)
 
 	s.checkNoOverlap(append([]*shardReplica{victim}, final...))
+	s.checkNoHalfCacheErrors(append([]*shardReplica{victim}, final...))
 	s.checkFiltering(append([]*shardReplica{victim}, final...), serverShards)
 }
 
@@ -148,7 +167,8 @@ type shardedRun struct {
 	run        string   // labels this run's objects
 	leases     string   // the ring's namespace
 	namespaces []string // the Deployments' namespaces
-	images     []string // every image rolled out so far, in order
+	imagesOf   map[string][]string // namespace -> every image its Deployments ran, in order
+	serverCP   bool                // the control plane is this test's alone: its namespaces are ours and the system's
 }
 
 // shardReplica is one replica's process, with its ring member ID and the
@@ -161,7 +181,7 @@ type shardReplica struct {
 
 var (
 	metricsServing = regexp.MustCompile(`"Serving".* server="[^"]*metrics server" addr="([^"]+)"`)
-	ringMember     = regexp.MustCompile(`"Ring changed".* member="([^"]+)"`)
+	ringMember     = regexp.MustCompile(`"Ring members changed".* member="([^"]+)"`)
 )
 
 // start runs a replica until the test ends, and waits for it to join.
@@ -191,65 +211,139 @@ func (s *shardedRun) start(name string) *shardReplica {
 	return r
 }
 
-// waitServing waits until the Leases of members say that they serve the
-// ring's split among them (member i of n, in ID order, serves Assign(n)[i]),
-// each written after since, and returns when that was first seen.
-func (s *shardedRun) waitServing(members []*shardReplica, since time.Time, timeout time.Duration, what string) time.Time {
+// waitServing waits until the Leases of members say that they serve
+// their ranges in the coordinator's assignment (on the Lease of the member
+// with the smallest ID), which assigns the hash space to exactly these
+// members, each Lease written after since; it returns when that was first
+// seen, and the assignment.
+func (s *shardedRun) waitServing(members []*shardReplica, since time.Time, timeout time.Duration, what string) (time.Time, sharding.Assignment) {
 	s.t.Helper()
 	ids := make([]string, len(members))
 	for i, m := range members {
 		ids[i] = m.id
 	}
 	slices.Sort(ids)
-	ranges := sharding.Assign(len(ids))
 	var at time.Time
+	var assignment sharding.Assignment
 	eventually(s.t, timeout, what, func(ctx context.Context) (bool, error) {
 		leases, err := s.client.CoordinationV1().Leases(s.leases).List(ctx, metav1.ListOptions{LabelSelector: sharding.RingLabel + "=" + shardRing})
 		if err != nil {
 			return false, err
 		}
 		now := time.Now()
-		serving := map[string]string{}
+		serving, published := map[string]string{}, map[string]string{}
 		for _, l := range leases.Items {
 			if l.Spec.HolderIdentity != nil && l.Spec.RenewTime != nil && l.Spec.RenewTime.After(since) {
 				serving[*l.Spec.HolderIdentity] = l.Annotations[sharding.ServingAnnotation]
+				published[*l.Spec.HolderIdentity] = l.Annotations[sharding.AssignmentAnnotation]
 			}
 		}
-		for i, id := range ids {
-			if serving[id] != ranges[i].String() {
-				return false, fmt.Errorf("member %s serves %q, want %s (all: %v)", id, serving[id], ranges[i], serving)
+		a, err := sharding.ParseAssignment(published[ids[0]])
+		if err != nil {
+			return false, err
+		}
+		if !slices.Equal(a.Members(), ids) {
+			return false, fmt.Errorf("the coordinator %s assigns %v, want %v", ids[0], a.Members(), ids)
+		}
+		for _, id := range ids {
+			if want := a.RangesOf(id).String(); serving[id] != want {
+				return false, fmt.Errorf("member %s serves %q, want %s", id, serving[id], want)
 			}
 		}
-		at = now
+		at, assignment = now, a
 		return true, nil
 	})
-	return at
+	return at, assignment
 }
 
-// requireSpread fails the test unless each of n ranges holds some of the
-// run's namespaces: otherwise a replica would have nothing to do, and its
-// checks would prove little. Generated names spread well (the random
-// suffix is five characters, not one).
-func (s *shardedRun) requireSpread(n int) {
+// addNamespaces creates the namespaces team-from … team-to, deleted when
+// the test ends, and returns their names.
+func (s *shardedRun) addNamespaces(from, to int) []string {
 	s.t.Helper()
-	counts := make([]int, n)
-	for _, ns := range s.namespaces {
-		for i, r := range sharding.Assign(n) {
-			if r.Contains(sharding.KeyHash(ns, "")) {
-				counts[i]++
+	var added []string
+	for i := from; i <= to; i++ {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("team-%d", i)}}
+		if _, err := s.client.CoreV1().Namespaces().Create(s.t.Context(), ns, metav1.CreateOptions{}); err != nil {
+			s.t.Fatalf("create namespace %s: %v", ns.Name, err)
+		}
+		s.t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := s.client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				s.t.Errorf("delete namespace %s: %v", ns.Name, err)
 			}
+		})
+		added = append(added, ns.Name)
+	}
+	s.namespaces = append(s.namespaces, added...)
+	return added
+}
+
+// moved counts the run's namespaces whose member differs in a and b.
+func (s *shardedRun) moved(a, b sharding.Assignment) int {
+	n := 0
+	for _, ns := range s.namespaces {
+		if h := sharding.KeyHash(ns, ""); a.Owner(h) != b.Owner(h) {
+			n++
 		}
 	}
-	s.t.Logf("the run's %d namespaces over %d ranges: %v", len(s.namespaces), n, counts)
-	if slices.Contains(counts, 0) {
-		s.t.Fatalf("a range holds none of the namespaces %v (%v by range): the hash spread them too unevenly for this test", s.namespaces, counts)
+	return n
+}
+
+// checkShares logs how a splits the run's Deployments and, where the
+// control plane's namespaces are the run's and the system's alone, checks
+// that no replica holds more than shardMaxShare of them. On a control
+// plane shared with other tests, the ring balances all the namespaces,
+// theirs too, and a replica's share of the run's alone is not bounded.
+func (s *shardedRun) checkShares(replicas []*shardReplica, a sharding.Assignment) {
+	s.t.Helper()
+	held := map[string]int{}
+	for _, ns := range s.namespaces {
+		held[a.Owner(sharding.KeyHash(ns, ""))] += shardPerNS
+	}
+	total := len(s.namespaces) * shardPerNS
+	s.t.Logf("the run's %d Deployments by replica: %v", total, held)
+	if !s.serverCP {
+		return
+	}
+	for _, r := range replicas {
+		if share := float64(held[r.id]) / float64(total); share > shardMaxShare {
+			s.t.Errorf("%s holds %d of the %d Deployments (%.0f%%), want at most %.0f%%", r.name, held[r.id], total, 100*share, 100*shardMaxShare)
+		}
 	}
 }
 
-func (s *shardedRun) createDeployments(image string) {
+// waitBalanced waits until the coordinator's metrics show the ring's
+// imbalance (largest share of the cluster's namespaces over the mean)
+// within the default bound, and logs its rebalances.
+func (s *shardedRun) waitBalanced(replicas []*shardReplica) {
 	s.t.Helper()
-	s.images = append(s.images, image)
-	for _, ns := range s.namespaces {
+	coordinator := slices.MinFunc(replicas, func(a, b *shardReplica) int { return strings.Compare(a.id, b.id) })
+	var imbalance, rebalances, moved float64
+	eventually(s.t, time.Minute, "the ring to stay within its balance bound", func(ctx context.Context) (bool, error) {
+		families, err := scrape(ctx, coordinator.metrics)
+		if err != nil {
+			return false, err
+		}
+		value := func(name string) float64 {
+			for _, m := range families[name].GetMetric() {
+				return m.GetGauge().GetValue() + m.GetCounter().GetValue()
+			}
+			return math.NaN()
+		}
+		imbalance, rebalances, moved = value("ctrlkit_shard_ring_imbalance"), value("ctrlkit_shard_rebalances_total"), value("ctrlkit_shard_moved_keys_total")
+		if !(imbalance <= sharding.DefaultHysteresis) {
+			return false, fmt.Errorf("imbalance %v", imbalance)
+		}
+		return true, nil
+	})
+	s.t.Logf("the ring's imbalance is %.3f; the coordinator %s rebalanced %v times, moving %v namespaces", imbalance, coordinator.name, rebalances, moved)
+}
+
+func (s *shardedRun) createDeployments(namespaces []string, image string) {
+	s.t.Helper()
+	for _, ns := range namespaces {
+		s.imagesOf[ns] = []string{image}
 		for i := range shardPerNS {
 			d := deploymentSpec{name: fmt.Sprintf("web-%d", i), replicas: 2, image: image,
 				maxSurge: intstr.FromInt32(1), maxUnavailable: intstr.FromInt32(0)}.build()
@@ -265,8 +359,8 @@ func (s *shardedRun) createDeployments(image string) {
 // setImage starts a rollout of every Deployment to image.
 func (s *shardedRun) setImage(image string) {
 	s.t.Helper()
-	s.images = append(s.images, image)
 	for _, ns := range s.namespaces {
+		s.imagesOf[ns] = append(s.imagesOf[ns], image)
 		for i := range shardPerNS {
 			updateDeployment(s.t, s.client, ns, fmt.Sprintf("web-%d", i), func(d *appsv1.Deployment) {
 				d.Spec.Template.Spec.Containers[0].Image = image
@@ -281,7 +375,7 @@ func (s *shardedRun) deployments(ctx context.Context) ([]appsv1.Deployment, erro
 	if err != nil {
 		return nil, err
 	}
-	if want := shardNamespaces * shardPerNS; len(list.Items) != want {
+	if want := len(s.namespaces) * shardPerNS; len(list.Items) != want {
 		return nil, fmt.Errorf("%d Deployments, want %d", len(list.Items), want)
 	}
 	return list.Items, nil
@@ -340,13 +434,25 @@ func (s *shardedRun) waitRolloutStarted(r *shardReplica, image string) {
 	})
 }
 
-// parseServing reads ServingAnnotation ("[0x..., 0x...)", or "[)").
-func parseServing(v string) (sharding.Range, error) {
-	start, end, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(v, "["), ")"), ", ")
-	if !ok {
-		return sharding.EmptyRange, fmt.Errorf("serving annotation %q", v)
+// parseServing reads ServingAnnotation: ranges "[0x..., 0x...)" joined
+// by " ∪ ", or "[)".
+func parseServing(v string) (sharding.Ranges, error) {
+	if v == "[)" {
+		return nil, nil
 	}
-	return parseRange(start, end)
+	var rs []sharding.Range
+	for _, part := range strings.Split(v, " ∪ ") {
+		start, end, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(part, "["), ")"), ", ")
+		if !ok {
+			return nil, fmt.Errorf("serving annotation %q", v)
+		}
+		r, err := parseRange(start, end)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	return sharding.NewRanges(rs...), nil
 }
 
 // checkReplicaSets checks that each Deployment has exactly one ReplicaSet
@@ -373,8 +479,8 @@ func (s *shardedRun) checkReplicaSets() {
 		}
 		images[string(ref.UID)] = append(images[string(ref.UID)], rs.Spec.Template.Spec.Containers[0].Image)
 	}
-	want := slices.Sorted(slices.Values(s.images))
 	for _, d := range ds {
+		want := slices.Sorted(slices.Values(s.imagesOf[d.Namespace]))
 		got := images[string(d.UID)]
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
@@ -385,7 +491,7 @@ func (s *shardedRun) checkReplicaSets() {
 
 // cacheReport is what one replica's /metrics says of its ring member.
 type cacheReport struct {
-	target   sharding.Range
+	target   sharding.Ranges
 	serving  float64            // share of the hash space served
 	assigned float64            // share of the hash space in target
 	cached   map[string]float64 // by resource
@@ -396,13 +502,17 @@ func (s *shardedRun) report(ctx context.Context, r *shardReplica) (cacheReport, 
 	if err != nil {
 		return cacheReport{}, err
 	}
-	rep := cacheReport{target: sharding.EmptyRange, cached: map[string]float64{}}
-	if f := families["ctrlkit_shard_range_info"]; f != nil && len(f.GetMetric()) == 1 {
-		l := labelsOf(f.GetMetric()[0])
-		if rep.target, err = parseRange(l["start"], l["end"]); err != nil {
+	rep := cacheReport{cached: map[string]float64{}}
+	var target []sharding.Range
+	for _, m := range families["ctrlkit_shard_range_info"].GetMetric() {
+		l := labelsOf(m)
+		r, err := parseRange(l["start"], l["end"])
+		if err != nil {
 			return cacheReport{}, err
 		}
+		target = append(target, r)
 	}
+	rep.target = sharding.NewRanges(target...)
 	if f := families["ctrlkit_shard_serving_fraction"]; f != nil && len(f.GetMetric()) == 1 {
 		rep.serving = f.GetMetric()[0].GetGauge().GetValue()
 	}
@@ -441,7 +551,6 @@ func parseRange(start, end string) (sharding.Range, error) {
 // the API server's lists.
 func (s *shardedRun) waitCaches(replicas []*shardReplica) {
 	s.t.Helper()
-	ranges := sharding.Assign(len(replicas))
 	var reports []string
 	eventually(s.t, time.Minute, "each replica to cache exactly its range", func(ctx context.Context) (bool, error) {
 		namespaces := map[string][]string{} // resource -> namespace of each object
@@ -467,7 +576,8 @@ func (s *shardedRun) waitCaches(replicas []*shardReplica) {
 			namespaces["pods"] = append(namespaces["pods"], o.Namespace)
 		}
 		reports = reports[:0]
-		var targets []sharding.Range
+		var assigned float64
+		owners := map[string]int{} // the run's namespaces: how many targets hold each
 		for _, r := range replicas {
 			rep, err := s.report(ctx, r)
 			if err != nil {
@@ -476,7 +586,12 @@ func (s *shardedRun) waitCaches(replicas []*shardReplica) {
 			if rep.serving != rep.assigned || rep.assigned == 0 {
 				return false, fmt.Errorf("%s serves %.3f of the hash space, assigned %.3f", r.name, rep.serving, rep.assigned)
 			}
-			targets = append(targets, rep.target)
+			assigned += rep.assigned
+			for _, ns := range s.namespaces {
+				if rep.target.Contains(sharding.KeyHash(ns, "")) {
+					owners[ns]++
+				}
+			}
 			for _, resource := range []string{"deployments.apps", "replicasets.apps", "pods"} {
 				want := 0
 				for _, ns := range namespaces[resource] {
@@ -491,13 +606,38 @@ func (s *shardedRun) waitCaches(replicas []*shardReplica) {
 				reports = append(reports, fmt.Sprintf("%s %s: %d of %d", r.name, resource, want, len(namespaces[resource])))
 			}
 		}
-		slices.SortFunc(targets, func(a, b sharding.Range) int { return cmp.Compare(a.Start, b.Start) })
-		if !slices.Equal(targets, ranges) {
-			return false, fmt.Errorf("the replicas' targets %v do not split the ring as %v", targets, ranges)
+		if math.Abs(assigned-1) > 1e-9 {
+			return false, fmt.Errorf("the replicas' targets hold %v of the hash space, want all of it", assigned)
+		}
+		for _, ns := range s.namespaces {
+			if owners[ns] != 1 {
+				return false, fmt.Errorf("namespace %s is in %d replicas' targets, want 1", ns, owners[ns])
+			}
 		}
 		return true, nil
 	})
 	s.t.Logf("caches: %s", strings.Join(reports, "; "))
+}
+
+// checkNoHalfCacheErrors checks that no replica failed a reconcile on an
+// object it could not find: a member that reconciled keys it gained before
+// all its caches held them would (its Deployment cached, its ReplicaSets
+// not yet).
+func (s *shardedRun) checkNoHalfCacheErrors(replicas []*shardReplica) {
+	s.t.Helper()
+	for _, r := range replicas {
+		n := 0
+		for line := range strings.Lines(string(r.output())) {
+			if strings.Contains(line, `"Reconciler error"`) && strings.Contains(line, "not found") {
+				if n++; n <= 3 {
+					s.t.Errorf("%s: %s", r.name, strings.TrimSpace(line))
+				}
+			}
+		}
+		if n > 3 {
+			s.t.Errorf("%s: %d reconcile errors on objects not found in all", r.name, n)
+		}
+	}
 }
 
 // checkReleased checks that the replicas that shut down gracefully gave
