@@ -18,10 +18,9 @@ import (
 )
 
 // shardNamespaces are the sharded demo's namespaces, --namespaces of them
-// from the first. Hashing alone decides their owners; the first six happen
-// to split two, two and two over three replicas. (Names that differ only
-// in their last characters, such as demo-1 to demo-6, hash close together
-// under FNV-1a and would all land on one replica.)
+// from the first. The ring cuts the hash space where the cluster's
+// namespaces are (these, and the control plane's own such as kube-system),
+// so that each replica holds about as many.
 var shardNamespaces = []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot",
 	"golf", "hotel", "india", "juliett", "kilo", "lima"}
 
