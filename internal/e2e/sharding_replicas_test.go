@@ -43,12 +43,12 @@ const (
 	// defaults (8 s against 10 s).
 	shardPickupBound = shardLeaseDuration + shardRenewDeadline
 
-	shardRing        = "deployments"
-	shardNamespaces  = 40 // team-1 … team-40, as people name them; 20 more join later
-	shardPerNS       = 2  // Deployments per namespace
+	shardRing       = "deployments"
+	shardNamespaces = 40 // team-1 … team-40, as people name them; 20 more join later
+	shardPerNS      = 2  // Deployments per namespace
 	// shardMaxShare bounds the run's Deployments one of three replicas
 	// caches: a third, and the ring's slack.
-	shardMaxShare = 0.40
+	shardMaxShare    = 0.40
 	shardRunLabel    = "e2e-shard-run"
 	deploymentBinary = "github.com/ctrlkit/ctrlkit/examples/deployment-controller"
 )
@@ -164,9 +164,9 @@ type shardedRun struct {
 	client     kubernetes.Interface
 	kubeconfig string
 	bin        string
-	run        string   // labels this run's objects
-	leases     string   // the ring's namespace
-	namespaces []string // the Deployments' namespaces
+	run        string              // labels this run's objects
+	leases     string              // the ring's namespace
+	namespaces []string            // the Deployments' namespaces
 	imagesOf   map[string][]string // namespace -> every image its Deployments ran, in order
 	serverCP   bool                // the control plane is this test's alone: its namespaces are ours and the system's
 }
