@@ -48,7 +48,9 @@ type Plan struct {
 // given up: members, sorted, take contiguous runs of the sorted keys.
 //
 // With no keys at all, the hash space is split into equal parts (Assign),
-// members in sorted order. Members must be distinct; hysteresis below 1
+// members in sorted order. A member that gets no key still gets a segment
+// of the widest gap between keys, so that its informers have a range to
+// list (a member with no range could not sync them). Members must be distinct; hysteresis below 1
 // means DefaultHysteresis.
 func Rebalance(prev Assignment, members []string, keys []Key, hysteresis float64) Plan {
 	if hysteresis < 1 {
@@ -139,7 +141,7 @@ func Rebalance(prev Assignment, members []string, keys []Key, hysteresis float64
 		shares[m] += k.Weight
 	}
 
-	next := cutsOf(keys, owner)
+	next := withEmptySegments(cutsOf(keys, owner), members, keys)
 	if len(prev.Cuts) > 0 && slices.Equal(prev.Members(), members) && Imbalance(next.Shares(members, keys)) >= Imbalance(prev.Shares(members, keys)) {
 		// Out of bounds, but no better to be had: moving keys would
 		// only churn.
@@ -186,6 +188,48 @@ func cutsOf(keys []Key, owner []string) Assignment {
 		case owner[i] != owner[i-1]:
 			a.Cuts = append(a.Cuts, Cut{Start: k.Hash, Member: owner[i]})
 		}
+	}
+	return a
+}
+
+// withEmptySegments gives each member that a holds no segment of the
+// upper half of the widest gap of the hash space between two boundaries
+// (keys and cuts), so that it has a range to list and watch, and keys
+// created there later. Keys are sorted and distinct.
+func withEmptySegments(a Assignment, members []string, keys []Key) Assignment {
+	for _, m := range members {
+		if len(a.RangesOf(m)) > 0 {
+			continue
+		}
+		bounds := make([]uint64, 0, len(keys)+len(a.Cuts))
+		for _, k := range keys {
+			bounds = append(bounds, k.Hash)
+		}
+		for _, c := range a.Cuts {
+			bounds = append(bounds, c.Start)
+		}
+		slices.Sort(bounds)
+		bounds = slices.Compact(bounds)
+		var gap Range // the widest run of hashes strictly between bounds
+		for i, b := range bounds {
+			g := Range{Start: b + 1, Last: math.MaxUint64}
+			if i+1 < len(bounds) {
+				g.Last = bounds[i+1] - 1
+			}
+			if b != math.MaxUint64 && !g.Empty() && (gap.Empty() || g.Last-g.Start > gap.Last-gap.Start) {
+				gap = g
+			}
+		}
+		if gap.Empty() || gap.Last == gap.Start {
+			return a // no room for a segment that holds no key
+		}
+		mid := gap.Start + (gap.Last-gap.Start)/2 + 1
+		owner := a.Owner(mid)
+		a.Cuts = append(a.Cuts, Cut{Start: mid, Member: m})
+		if next := gap.Last + 1; gap.Last != math.MaxUint64 && !slices.ContainsFunc(a.Cuts, func(c Cut) bool { return c.Start == next }) {
+			a.Cuts = append(a.Cuts, Cut{Start: next, Member: owner})
+		}
+		slices.SortFunc(a.Cuts, func(x, y Cut) int { return cmp.Compare(x.Start, y.Start) })
 	}
 	return a
 }

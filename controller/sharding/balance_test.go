@@ -269,3 +269,29 @@ func TestAssignmentSelectorJoinsRangesWithOr(t *testing.T) {
 		t.Error("a member without segments got a selector")
 	}
 }
+
+// With more members than keys, every member still holds a segment (its
+// informers need a range to list), and the assignment stays valid and
+// stable round after round.
+func TestRebalanceGivesEveryMemberASegment(t *testing.T) {
+	keys := unitKeys([]string{"default", "kube-system", "kube-public", "kube-node-lease"})
+	for n := 1; n <= 7; n++ {
+		ms := members(n)
+		p := sharding.Rebalance(sharding.Assignment{}, ms, keys, 0)
+		if got := p.Assignment.Members(); !slices.Equal(got, ms) {
+			t.Fatalf("%d members over 4 keys: segments for %v, want all of %v (%v)", n, got, ms, p.Assignment)
+		}
+		if _, err := sharding.ParseAssignment(p.Assignment.String()); err != nil {
+			t.Fatalf("%d members: %v", n, err)
+		}
+		for _, k := range keys {
+			if p.Assignment.Owner(k.Hash) == "" {
+				t.Errorf("%d members: key %#x has no member", n, k.Hash)
+			}
+		}
+		again := sharding.Rebalance(p.Assignment, ms, keys, 0)
+		if again.Changed {
+			t.Errorf("%d members: the next round changed the assignment %v to %v", n, p.Assignment, again.Assignment)
+		}
+	}
+}
