@@ -157,21 +157,12 @@ func EnsureBinaries(ctx context.Context, opts Options) (*Binaries, error) {
 		return found.binaries(srcDir, b), nil
 	}
 	if opts.downloadsOn() {
-		k8s := pinned[kubernetesModule]
-		dl := filepath.Join(base, "downloads", fmt.Sprintf("%s-%s-%s", k8s, runtime.GOOS, runtime.GOARCH))
-		fmt.Fprintf(log, "envtest: downloading official release binaries of Kubernetes %s into %s (%s=off turns this off)\n", k8s, dl, DownloadEnv)
-		got, rest := download(ctx, opts, dl, k8s, need, log)
-		need = rest
-		if len(got) > 0 {
-			a, bad := findAssets(ctx, dl, got, pinned, opts.VersionMismatch, log)
-			found.add(a)
-			need = append(need, bad...)
-			if srcDir == "" {
-				srcDir = dl
-			}
-			if len(a.paths) > 0 {
-				fmt.Fprintf(log, "envtest: using %s, downloaded into %s\n", strings.Join(sortedNames(a.paths), ", "), dl)
-			}
+		var a assets
+		var dl string
+		a, dl, need = fromReleases(ctx, opts, base, pinned, need, log)
+		found.add(a)
+		if srcDir == "" {
+			srcDir = dl
 		}
 		if len(need) == 0 {
 			return found.binaries(srcDir, nil), nil
