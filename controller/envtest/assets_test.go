@@ -288,11 +288,3 @@ func TestGoOutName(t *testing.T) {
 		}
 	}
 }
-
-func TestBuildEstimateNamesTheCores(t *testing.T) {
-	two := buildEstimate(Full.programs(), 2)
-	eight := buildEstimate(Full.programs(), 8)
-	if !strings.Contains(two, "2 cores") || !strings.Contains(eight, "8 cores") || two == eight {
-		t.Errorf("estimates %q and %q", two, eight)
-	}
-}
