@@ -121,12 +121,15 @@ func CacheDir() (string, error) {
 // Options.Kubectl). Programs come first from the assets directory
 // (Options.BinaryAssetsDirectory, else $KUBEBUILDER_ASSETS), each checked
 // with --version against the pinned version (Options.VersionMismatch says
-// what a different one does); the others from the binary cache, which
-// builds the missing ones first with the go command from the embedded
-// build module, all in one go build. The cache is opts.CacheDir (see
-// CacheDir for the default). Where the programs come from, and a build's
-// progress, go to opts.Log. Concurrent callers, in this process or others,
-// wait for a single build.
+// what a different one does); then from the binary cache; then, unless
+// downloads are off (Options.NoDownload, DownloadEnv), from official
+// releases, each file's published digest checked before it is used or
+// cached; and last the cache builds the missing ones with the go command
+// from the embedded build module, all in one go build. The cache is
+// opts.CacheDir (see CacheDir for the default). Where the programs come
+// from, why a download failed, and a build's estimate and progress go to
+// opts.Log. Concurrent callers, in this process or others, wait for a
+// single build.
 func EnsureBinaries(ctx context.Context, opts Options) (*Binaries, error) {
 	log := opts.log()
 	need := opts.programs()

@@ -113,6 +113,9 @@ func fromReleases(ctx context.Context, opts Options, base string, pinned map[str
 	if len(kwok) > 0 {
 		v := pinned[kwokModule]
 		dir := filepath.Join(base, "downloads", fmt.Sprintf("kwok-%s-%s-%s", v, runtime.GOOS, runtime.GOARCH))
+		if !fileExists(filepath.Join(dir, exeName("kwok"))) {
+			fmt.Fprintf(log, "envtest: downloading kwok %s and its stages from its release into %s\n", v, dir)
+		}
 		if err := downloadKwok(ctx, opts.kwokReleaseURL(), dir, v); err != nil {
 			fmt.Fprintf(log, "envtest: download of kwok %s from its release failed (%v); building it instead\n", v, err)
 			rest = append(rest, kwok...)

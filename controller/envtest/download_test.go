@@ -246,7 +246,7 @@ func TestDownloadGood(t *testing.T) {
 			t.Errorf("temporary files left in %s: %v", dir, left)
 		}
 	}
-	for _, want := range []string{"downloaded into " + dl, "using kwok, downloaded from kwok's release into " + kd} {
+	for _, want := range []string{"downloaded into " + dl, "downloading kwok " + rs.kwokVersion + " and its stages from its release into " + kd, "using kwok, downloaded from kwok's release into " + kd} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the log lacks %q:\n%s", want, log.String())
 		}
