@@ -123,7 +123,8 @@ func downloadKwok(ctx context.Context, releaseURL, dir, version string) error {
 		if err := os.Chmod(st, 0o755); err != nil {
 			return err
 		}
-		if err := os.Rename(st, stages); err != nil {
+		// Another process may have put its verified stages there first.
+		if err := os.Rename(st, stages); err != nil && !fileExists(stages) {
 			return err
 		}
 	}

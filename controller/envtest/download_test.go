@@ -433,3 +433,25 @@ func TestKwokDownloadFailuresFallBackToBuild(t *testing.T) {
 		})
 	}
 }
+
+// Two downloads of kwok into one directory at once (two test binaries'
+// first runs) both succeed, and leave one kwok and one stages folder.
+func TestConcurrentKwokDownloads(t *testing.T) {
+	rs := newReleaseServer(t)
+	dir := t.TempDir()
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- downloadKwok(t.Context(), rs.URL+"/kwok/releases/tags", dir, rs.kwokVersion) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if left := leftovers(t, dir); len(left) > 0 {
+		t.Errorf("temporary files left in %s: %v", dir, left)
+	}
+	if _, err := kwokConfig(filepath.Join(dir, "stages"), 0, 0); err != nil || !fileExists(filepath.Join(dir, "kwok")) {
+		t.Errorf("kwok there: %v; stages: %v", fileExists(filepath.Join(dir, "kwok")), err)
+	}
+}
