@@ -145,6 +145,25 @@ func TestKubebuilderAssetsIsHonoured(t *testing.T) {
 	}
 }
 
+// Options.BinaryAssetsDirectory wins over $KUBEBUILDER_ASSETS, as in
+// controller-runtime.
+func TestBinaryAssetsDirectoryOverridesKubebuilderAssets(t *testing.T) {
+	env := makeAssets(t, "etcd", "kube-apiserver")
+	noSources(t, env)
+	dir := makeAssets(t, "etcd", "kube-apiserver")
+	var log bytes.Buffer
+	b, err := EnsureBinaries(t.Context(), Options{BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, buildFunc: noBuild(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Path("kube-apiserver"); got != filepath.Join(dir, "kube-apiserver") {
+		t.Errorf("Path(kube-apiserver) = %s, want Options.BinaryAssetsDirectory's, not $%s's", got, AssetsEnv)
+	}
+	if strings.Contains(log.String(), env) {
+		t.Errorf("the log names $%s's directory:\n%s", AssetsEnv, log.String())
+	}
+}
+
 // A Full environment takes what the assets directory has (setup-envtest
 // installs etcd, kube-apiserver and kubectl) and builds the rest.
 func TestMissingAssetsAreBuilt(t *testing.T) {
@@ -286,13 +305,5 @@ func TestGoOutName(t *testing.T) {
 		if got := goOutName(pkg); got != exeName(want) {
 			t.Errorf("goOutName(%s) = %s, want %s", pkg, got, want)
 		}
-	}
-}
-
-func TestBuildEstimateNamesTheCores(t *testing.T) {
-	two := buildEstimate(Full.programs(), 2)
-	eight := buildEstimate(Full.programs(), 8)
-	if !strings.Contains(two, "2 cores") || !strings.Contains(eight, "8 cores") || two == eight {
-		t.Errorf("estimates %q and %q", two, eight)
 	}
 }

@@ -121,12 +121,15 @@ func CacheDir() (string, error) {
 // Options.Kubectl). Programs come first from the assets directory
 // (Options.BinaryAssetsDirectory, else $KUBEBUILDER_ASSETS), each checked
 // with --version against the pinned version (Options.VersionMismatch says
-// what a different one does); the others from the binary cache, which
-// builds the missing ones first with the go command from the embedded
-// build module, all in one go build. The cache is opts.CacheDir (see
-// CacheDir for the default). Where the programs come from, and a build's
-// progress, go to opts.Log. Concurrent callers, in this process or others,
-// wait for a single build.
+// what a different one does); then from the binary cache; then, unless
+// downloads are off (Options.NoDownload, DownloadEnv), from official
+// releases, each file's published digest checked before it is used or
+// cached; and last the cache builds the missing ones with the go command
+// from the embedded build module, all in one go build. The cache is
+// opts.CacheDir (see CacheDir for the default). Where the programs come
+// from, why a download failed, and a build's estimate and progress go to
+// opts.Log. Concurrent callers, in this process or others, wait for a
+// single build.
 func EnsureBinaries(ctx context.Context, opts Options) (*Binaries, error) {
 	log := opts.log()
 	need := opts.programs()
@@ -157,21 +160,12 @@ func EnsureBinaries(ctx context.Context, opts Options) (*Binaries, error) {
 		return found.binaries(srcDir, b), nil
 	}
 	if opts.downloadsOn() {
-		k8s := pinned[kubernetesModule]
-		dl := filepath.Join(base, "downloads", fmt.Sprintf("%s-%s-%s", k8s, runtime.GOOS, runtime.GOARCH))
-		fmt.Fprintf(log, "envtest: downloading official release binaries of Kubernetes %s into %s (%s=off turns this off)\n", k8s, dl, DownloadEnv)
-		got, rest := download(ctx, opts, dl, k8s, need, log)
-		need = rest
-		if len(got) > 0 {
-			a, bad := findAssets(ctx, dl, got, pinned, opts.VersionMismatch, log)
-			found.add(a)
-			need = append(need, bad...)
-			if srcDir == "" {
-				srcDir = dl
-			}
-			if len(a.paths) > 0 {
-				fmt.Fprintf(log, "envtest: using %s, downloaded into %s\n", strings.Join(sortedNames(a.paths), ", "), dl)
-			}
+		var a assets
+		var dl string
+		a, dl, need = fromReleases(ctx, opts, base, pinned, need, log)
+		found.add(a)
+		if srcDir == "" {
+			srcDir = dl
 		}
 		if len(need) == 0 {
 			return found.binaries(srcDir, nil), nil

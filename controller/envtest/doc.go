@@ -16,13 +16,17 @@
 // each checked with --version against the pinned version; the binary cache
 // under os.UserCacheDir()/ctrlkit/bin/<key> (or Options.CacheDir, or
 // $CTRLKIT_ENVTEST_CACHE), where key hashes the pins; official release
-// downloads, digest-verified before use (off under CI=true, with
+// downloads, digest-verified before use (etcd, kube-apiserver and kubectl
+// from the envtest release index, kube-scheduler and
+// kube-controller-manager from the Kubernetes release, kwok and its stages
+// from kwok's GitHub release; off under CI=true, with
 // CTRLKIT_ENVTEST_DOWNLOAD=off or Options.NoDownload); and last a build with
 // the go command from the Go module proxy, at versions pinned by a build
 // module embedded in this package (edited in ctrlkit's internal/cpbuild).
 // The build makes only what the mode needs (kubectl only with
 // Options.Kubectl), in one go build so that shared packages compile once,
-// and prints where the binaries come from, an estimate and its progress. A
+// and prints where the binaries come from, an estimate for the machine's
+// cores (about 7 minutes for the Full set on 2 idle cores) and its progress. A
 // file lock keeps concurrent test binaries from building twice.
 //
 // # Modes

@@ -69,12 +69,62 @@ var downloadClient = &http.Client{Transport: &http.Transport{
 
 // downloadable are the programs official releases provide: the envtest
 // tarball has etcd, kube-apiserver and kubectl, the Kubernetes release the
-// scheduler and controller manager. kwok is built: its stage files come
-// from its module, not its release.
+// scheduler and controller manager, and kwok's release kwok and its stages
+// (downloadKwok).
 var (
 	envtestTarballPrograms = []string{"etcd", "kube-apiserver", "kubectl"}
 	kubernetesReleaseProgs = []string{"kube-scheduler", "kube-controller-manager"}
 )
+
+// fromReleases downloads what official releases provide of need, under
+// base/downloads, one directory per version and platform, and checks each
+// downloaded program's version as an assets directory's are. It returns
+// what it provides, the directory of the Kubernetes downloads, and what is
+// left to build; each failure is one line in log.
+func fromReleases(ctx context.Context, opts Options, base string, pinned map[string]string, need []program, log io.Writer) (assets, string, []program) {
+	found := assets{paths: map[string]string{}, versions: map[string]string{}}
+	k8s := pinned[kubernetesModule]
+	dl := filepath.Join(base, "downloads", fmt.Sprintf("%s-%s-%s", k8s, runtime.GOOS, runtime.GOARCH))
+	var kwok, others, rest []program
+	for _, p := range need {
+		if p.module == kwokModule {
+			kwok = append(kwok, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	// take checks the version of what was downloaded into dir.
+	take := func(dir string, got []program, what string) {
+		a, bad := findAssets(ctx, dir, got, pinned, opts.VersionMismatch, log)
+		found.add(a)
+		rest = append(rest, bad...)
+		if len(a.paths) > 0 {
+			fmt.Fprintf(log, "envtest: using %s, %s into %s\n", strings.Join(sortedNames(a.paths), ", "), what, dir)
+		}
+	}
+	if len(others) > 0 {
+		fmt.Fprintf(log, "envtest: downloading official release binaries of Kubernetes %s into %s (%s=off turns this off)\n", k8s, dl, DownloadEnv)
+		got, r := download(ctx, opts, dl, k8s, others, log)
+		rest = append(rest, r...)
+		if len(got) > 0 {
+			take(dl, got, "downloaded")
+		}
+	}
+	if len(kwok) > 0 {
+		v := pinned[kwokModule]
+		dir := filepath.Join(base, "downloads", fmt.Sprintf("kwok-%s-%s-%s", v, runtime.GOOS, runtime.GOARCH))
+		if !fileExists(filepath.Join(dir, exeName("kwok"))) {
+			fmt.Fprintf(log, "envtest: downloading kwok %s and its stages from its release into %s\n", v, dir)
+		}
+		if err := downloadKwok(ctx, opts.kwokReleaseURL(), dir, v); err != nil {
+			fmt.Fprintf(log, "envtest: download of kwok %s from its release failed (%v); building it instead\n", v, err)
+			rest = append(rest, kwok...)
+		} else {
+			take(dir, kwok, "downloaded from kwok's release")
+		}
+	}
+	return found, dl, rest
+}
 
 // download fetches the programs of need that official releases provide
 // into dir, verifying each digest before a file takes its final name, and

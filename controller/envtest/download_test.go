@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -19,19 +20,35 @@ import (
 	"testing"
 )
 
-// releaseServer serves an envtest release index, its tarball and the
-// Kubernetes release programs, made in the test, and can misbehave.
+// releaseServer serves, from fixtures made in the test, what official
+// releases publish: the envtest release index and its tarball, the
+// Kubernetes release programs with their .sha256 files, and kwok's GitHub
+// release (its API answer, its binary and stage-fast.yaml). Each artefact
+// can be made to misbehave.
 type releaseServer struct {
 	*httptest.Server
-	version  string
-	tarball  []byte
-	programs map[string][]byte // kube-scheduler, kube-controller-manager
-	requests atomic.Int32
+	version     string
+	kwokVersion string
+	tarball     []byte
+	programs    map[string][]byte // kube-scheduler, kube-controller-manager
+	kwok        []byte
+	kwokStages  []byte
+	requests    atomic.Int32
 
-	corrupt     bool // the index gives a digest the tarball does not have
-	missing     bool // the tarball is not there (404)
-	interrupted bool // the tarball's connection drops halfway
+	// broken maps an artefact ("envtest" for the tarball, a program's
+	// name, or "stage-fast.yaml") to how it misbehaves.
+	broken map[string]breakage
 }
+
+type breakage int
+
+const (
+	corrupt     breakage = iota + 1 // a published digest the file does not have
+	missing                         // not there (404)
+	interrupted                     // the connection drops halfway through the body
+	noDigest                        // kwok's release lists the asset without a digest
+	wrongTag                        // kwok's release answers for another version
+)
 
 func script(out string) []byte { return []byte("#!/bin/sh\ncat <<'END'\n" + out + "\nEND\n") }
 
@@ -41,7 +58,7 @@ func newReleaseServer(t *testing.T) *releaseServer {
 		t.Skip("fixture binaries are shell scripts")
 	}
 	pinned := pinnedVersions(buildGoMod)
-	rs := &releaseServer{version: pinned[kubernetesModule], programs: map[string][]byte{}}
+	rs := &releaseServer{version: pinned[kubernetesModule], kwokVersion: pinned[kwokModule], programs: map[string][]byte{}, broken: map[string]breakage{}}
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
@@ -68,34 +85,80 @@ func newReleaseServer(t *testing.T) *releaseServer {
 	for _, name := range kubernetesReleaseProgs {
 		rs.programs[name] = script(versionOutput(name, rs.version))
 	}
+	rs.kwok = script(versionOutput("kwok", rs.kwokVersion))
+	rs.kwokStages = []byte("---\n" + testNodeInit + "---\n" + testPodReady)
 	rs.Server = httptest.NewServer(http.HandlerFunc(rs.serve))
 	t.Cleanup(rs.Close)
 	return rs
 }
 
+func hexSHA256(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+// digest is the digest published for artefact, made wrong when it is to
+// be corrupt.
+func (rs *releaseServer) digest(artefact, sum string) string {
+	if rs.broken[artefact] == corrupt {
+		return strings.Repeat("0", len(sum))
+	}
+	return sum
+}
+
+// body serves b as artefact, or misbehaves as broken says.
+func (rs *releaseServer) body(w http.ResponseWriter, r *http.Request, artefact string, b []byte) {
+	switch rs.broken[artefact] {
+	case missing:
+		http.NotFound(w, r)
+	case interrupted:
+		w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+		w.Write(b[:len(b)/2])
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler) // drops the connection mid-body
+	default:
+		w.Write(b)
+	}
+}
+
 func (rs *releaseServer) serve(w http.ResponseWriter, r *http.Request) {
 	rs.requests.Add(1)
 	tarName := fmt.Sprintf("envtest-%s-%s-%s.tar.gz", rs.version, runtime.GOOS, runtime.GOARCH)
+	kwokDir := "/kwok/download/" + rs.kwokVersion + "/"
 	switch {
 	case r.URL.Path == "/envtest-releases.yaml":
 		sum := sha512.Sum512(rs.tarball)
-		digest := hex.EncodeToString(sum[:])
-		if rs.corrupt {
-			digest = strings.Repeat("0", len(digest))
-		}
+		digest := rs.digest("envtest", hex.EncodeToString(sum[:]))
 		fmt.Fprintf(w, "releases:\n  %s:\n    %s:\n      hash: %s\n      selfLink: %s/dl/%s\n", rs.version, tarName, digest, rs.URL, tarName)
 	case r.URL.Path == "/dl/"+tarName:
-		if rs.missing {
+		rs.body(w, r, "envtest", rs.tarball)
+	case r.URL.Path == "/kwok/releases/tags/"+rs.kwokVersion:
+		if rs.broken["kwok-release"] == missing {
 			http.NotFound(w, r)
 			return
 		}
-		if rs.interrupted {
-			w.Header().Set("Content-Length", fmt.Sprint(len(rs.tarball)))
-			w.Write(rs.tarball[:len(rs.tarball)/2])
-			w.(http.Flusher).Flush()
-			panic(http.ErrAbortHandler) // drops the connection mid-body
+		// The fields of GitHub's release object that name and check assets.
+		type asset struct {
+			Name   string `json:"name"`
+			URL    string `json:"browser_download_url"`
+			Digest string `json:"digest,omitempty"`
 		}
-		w.Write(rs.tarball)
+		rel := struct {
+			TagName string  `json:"tag_name"`
+			Assets  []asset `json:"assets"`
+		}{TagName: rs.kwokVersion}
+		if rs.broken["kwok-release"] == wrongTag {
+			rel.TagName = "v0.0.1"
+		}
+		for name, b := range map[string][]byte{kwokAssetName(): rs.kwok, kwokStagesAsset: rs.kwokStages, "kwokctl-" + runtime.GOOS + "-" + runtime.GOARCH: []byte("kwokctl")} {
+			a := asset{Name: name, URL: rs.URL + kwokDir + name, Digest: "sha256:" + rs.digest(name, hexSHA256(b))}
+			if rs.broken[name] == noDigest {
+				a.Digest = ""
+			}
+			rel.Assets = append(rel.Assets, a)
+		}
+		json.NewEncoder(w).Encode(rel)
+	case r.URL.Path == kwokDir+kwokAssetName():
+		rs.body(w, r, kwokAssetName(), rs.kwok)
+	case r.URL.Path == kwokDir+kwokStagesAsset:
+		rs.body(w, r, kwokStagesAsset, rs.kwokStages)
 	default:
 		prefix := fmt.Sprintf("/k8s/%s/bin/%s/%s/", rs.version, runtime.GOOS, runtime.GOARCH)
 		name, ok := strings.CutPrefix(r.URL.Path, prefix)
@@ -105,13 +168,12 @@ func (rs *releaseServer) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		if base, isSum := strings.CutSuffix(name, ".sha256"); isSum {
 			if body, ok := rs.programs[base]; ok {
-				sum := sha256.Sum256(body)
-				fmt.Fprint(w, hex.EncodeToString(sum[:]))
+				fmt.Fprint(w, rs.digest(base, hexSHA256(body)))
 				return
 			}
 		}
 		if body, ok := rs.programs[name]; ok {
-			w.Write(body)
+			rs.body(w, r, name, body)
 			return
 		}
 		http.NotFound(w, r)
@@ -124,11 +186,16 @@ func (rs *releaseServer) options(t *testing.T, mode Mode, rb *recordingBuilder, 
 	return Options{
 		Mode: mode, Kubectl: true, CacheDir: t.TempDir(), Log: log, buildFunc: rb.build,
 		ReleaseIndexURL: rs.URL + "/envtest-releases.yaml", KubernetesReleaseURL: rs.URL + "/k8s",
+		KwokReleaseURL: rs.URL + "/kwok/releases/tags",
 	}
 }
 
 func downloadDir(opts Options, version string) string {
 	return filepath.Join(opts.CacheDir, "downloads", fmt.Sprintf("%s-%s-%s", version, runtime.GOOS, runtime.GOARCH))
+}
+
+func kwokDownloadDir(opts Options, version string) string {
+	return filepath.Join(opts.CacheDir, "downloads", fmt.Sprintf("kwok-%s-%s-%s", version, runtime.GOOS, runtime.GOARCH))
 }
 
 // leftovers lists the files in dir that are not finished programs.
@@ -156,19 +223,35 @@ func TestDownloadGood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(rb.asked, []string{"kwok"}) {
-		t.Errorf("built %v, want kwok alone (its stages come from its module)", rb.asked)
+	if rb.calls != 0 {
+		t.Errorf("built %v, want nothing built", rb.asked)
 	}
-	dl := downloadDir(opts, rs.version)
+	dl, kd := downloadDir(opts, rs.version), kwokDownloadDir(opts, rs.kwokVersion)
 	for _, name := range []string{"etcd", "kube-apiserver", "kubectl", "kube-scheduler", "kube-controller-manager"} {
 		if got := b.Path(name); got != filepath.Join(dl, name) {
 			t.Errorf("Path(%s) = %s, want it downloaded into %s", name, got, dl)
 		}
 	}
-	if left := leftovers(t, dl); len(left) > 0 {
-		t.Errorf("temporary files left in %s: %v", dl, left)
+	if got := b.Path("kwok"); got != filepath.Join(kd, "kwok") {
+		t.Errorf("Path(kwok) = %s, want it downloaded into %s", got, kd)
 	}
-	if strings.Contains(log.String(), "warning") || !strings.Contains(log.String(), "downloaded into "+dl) {
+	if got := b.StagesDir(); got != filepath.Join(kd, "stages") {
+		t.Errorf("StagesDir = %s, want kwok's release stages in %s", got, kd)
+	}
+	if _, err := kwokConfig(b.StagesDir(), 0, 0); err != nil {
+		t.Errorf("the downloaded stages do not make a kwok configuration: %v", err)
+	}
+	for _, dir := range []string{dl, kd} {
+		if left := leftovers(t, dir); len(left) > 0 {
+			t.Errorf("temporary files left in %s: %v", dir, left)
+		}
+	}
+	for _, want := range []string{"downloaded into " + dl, "downloading kwok " + rs.kwokVersion + " and its stages from its release into " + kd, "using kwok, downloaded from kwok's release into " + kd} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log lacks %q:\n%s", want, log.String())
+		}
+	}
+	if strings.Contains(log.String(), "warning") {
 		t.Errorf("log:\n%s", log.String())
 	}
 
@@ -188,9 +271,9 @@ func TestDownloadFailuresFallBackToBuild(t *testing.T) {
 		break_  func(*releaseServer)
 		wantLog string
 	}{
-		{"corrupt", func(rs *releaseServer) { rs.corrupt = true }, "digest"},
-		{"missing", func(rs *releaseServer) { rs.missing = true }, "404"},
-		{"interrupted", func(rs *releaseServer) { rs.interrupted = true }, "unexpected EOF"},
+		{"corrupt", func(rs *releaseServer) { rs.broken["envtest"] = corrupt }, "digest"},
+		{"missing", func(rs *releaseServer) { rs.broken["envtest"] = missing }, "404"},
+		{"interrupted", func(rs *releaseServer) { rs.broken["envtest"] = interrupted }, "unexpected EOF"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rs := newReleaseServer(t)
@@ -247,5 +330,128 @@ func TestDownloadsOff(t *testing.T) {
 	}
 	if n := rs.requests.Load(); n != 0 {
 		t.Errorf("Options.NoDownload: %d requests", n)
+	}
+}
+
+// A Kubernetes release program that cannot be had (a wrong published
+// SHA-256, a 404, a dropped connection) is built; the others are still
+// downloaded, and nothing of the failed one is left.
+func TestKubernetesProgramDownloadFailuresFallBackToBuild(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		how     breakage
+		wantLog string
+	}{
+		{"corrupt", corrupt, "digest"},
+		{"missing", missing, "404"},
+		{"interrupted", interrupted, "unexpected EOF"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := newReleaseServer(t)
+			rs.broken["kube-scheduler"] = tc.how
+			var log bytes.Buffer
+			var rb recordingBuilder
+			opts := rs.options(t, Full, &rb, &log)
+			b, err := EnsureBinaries(t.Context(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(rb.asked, []string{"kube-scheduler"}) {
+				t.Errorf("built %v, want kube-scheduler alone", rb.asked)
+			}
+			dl := downloadDir(opts, rs.version)
+			if got := b.Path("kube-controller-manager"); got != filepath.Join(dl, "kube-controller-manager") {
+				t.Errorf("Path(kube-controller-manager) = %s, want it downloaded", got)
+			}
+			if fileExists(filepath.Join(dl, "kube-scheduler")) {
+				t.Errorf("%s holds a kube-scheduler after a failed download", dl)
+			}
+			if left := leftovers(t, dl); len(left) > 0 {
+				t.Errorf("temporary files left in %s: %v", dl, left)
+			}
+			if !strings.Contains(log.String(), "download of kube-scheduler "+rs.version+" failed") || !strings.Contains(log.String(), tc.wantLog) {
+				t.Errorf("the log does not say why (%q):\n%s", tc.wantLog, log.String())
+			}
+		})
+	}
+}
+
+// kwok comes from its GitHub release, checked against the SHA-256 digests
+// GitHub publishes for each asset; any failure builds it from the module
+// proxy, says why in one line, and leaves nothing in the download
+// directory: neither the binary nor the stages, whichever of the two
+// failed.
+func TestKwokDownloadFailuresFallBackToBuild(t *testing.T) {
+	bin := kwokAssetName()
+	for _, tc := range []struct {
+		name     string
+		artefact string
+		how      breakage
+		wantLog  string
+	}{
+		{"corrupt binary", bin, corrupt, "digest"},
+		{"corrupt stages", kwokStagesAsset, corrupt, "digest"},
+		{"no digest", bin, noDigest, "no SHA-256 digest for " + bin},
+		{"missing release", "kwok-release", missing, "404"},
+		{"another version", "kwok-release", wrongTag, `is "v0.0.1", not`},
+		{"missing binary", bin, missing, "404"},
+		{"interrupted binary", bin, interrupted, "unexpected EOF"},
+		{"interrupted stages", kwokStagesAsset, interrupted, "unexpected EOF"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := newReleaseServer(t)
+			rs.broken[tc.artefact] = tc.how
+			var log bytes.Buffer
+			var rb recordingBuilder
+			opts := rs.options(t, Full, &rb, &log)
+			b, err := EnsureBinaries(t.Context(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(rb.asked, []string{"kwok"}) {
+				t.Errorf("built %v, want kwok alone", rb.asked)
+			}
+			if got := b.Path("kwok"); !strings.HasPrefix(got, opts.CacheDir) || strings.Contains(got, "downloads") {
+				t.Errorf("Path(kwok) = %s, want the built one in the binary cache", got)
+			}
+			kd := kwokDownloadDir(opts, rs.kwokVersion)
+			if entries, _ := os.ReadDir(kd); len(entries) != 0 {
+				t.Errorf("%s holds %v after a failed download; want nothing", kd, entries)
+			}
+			lines := 0
+			for _, line := range strings.Split(log.String(), "\n") {
+				if strings.Contains(line, "download of kwok "+rs.kwokVersion+" from its release failed") {
+					lines++
+					if !strings.Contains(line, tc.wantLog) || !strings.HasSuffix(line, "building it instead") {
+						t.Errorf("the line does not say why (%q) and what follows: %s", tc.wantLog, line)
+					}
+				}
+			}
+			if lines != 1 {
+				t.Errorf("%d lines about kwok's download, want one:\n%s", lines, log.String())
+			}
+		})
+	}
+}
+
+// Two downloads of kwok into one directory at once (two test binaries'
+// first runs) both succeed, and leave one kwok and one stages folder.
+func TestConcurrentKwokDownloads(t *testing.T) {
+	rs := newReleaseServer(t)
+	dir := t.TempDir()
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- downloadKwok(t.Context(), rs.URL+"/kwok/releases/tags", dir, rs.kwokVersion) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if left := leftovers(t, dir); len(left) > 0 {
+		t.Errorf("temporary files left in %s: %v", dir, left)
+	}
+	if _, err := kwokConfig(filepath.Join(dir, "stages"), 0, 0); err != nil || !fileExists(filepath.Join(dir, "kwok")) {
+		t.Errorf("kwok there: %v; stages: %v", fileExists(filepath.Join(dir, "kwok")), err)
 	}
 }

@@ -122,15 +122,18 @@ type Options struct {
 	// kube-apiserver and kubectl from the envtest release index;
 	// kube-scheduler and kube-controller-manager from the Kubernetes
 	// release), each digest verified before use, into
-	// CacheDir/downloads/<version>-<os>-<arch>. What cannot be downloaded is
-	// built, with the reason logged in one line.
+	// CacheDir/downloads/<version>-<os>-<arch>, and kwok with its stages
+	// from its GitHub release into CacheDir/downloads/kwok-<version>-<os>-<arch>.
+	// What cannot be downloaded is built, with the reason logged in one
+	// line.
 	NoDownload bool
 
-	// ReleaseIndexURL and KubernetesReleaseURL replace
-	// DefaultReleaseIndexURL and DefaultKubernetesReleaseURL (a mirror, or a
-	// local server in tests).
+	// ReleaseIndexURL, KubernetesReleaseURL and KwokReleaseURL replace
+	// DefaultReleaseIndexURL, DefaultKubernetesReleaseURL and
+	// DefaultKwokReleaseURL (a mirror, or a local server in tests).
 	ReleaseIndexURL      string
 	KubernetesReleaseURL string
+	KwokReleaseURL       string
 
 	// Kubectl asks for kubectl too (for Environment.Kubectl); it is not
 	// needed to run the control plane, so it is otherwise neither looked

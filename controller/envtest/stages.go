@@ -1,9 +1,12 @@
 package envtest
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,10 +26,11 @@ const StuckLabel = "stuck"
 // Ready; kwokConfig adapts it.
 const podReadyStage = "pod-ready"
 
-// kwokConfig returns kwok's configuration: the stage files of stagesDir, one
-// YAML document each, with the pod-ready stage changed to skip pods labelled
-// StuckLabel and to wait delay (plus up to jitter more) before marking a pod
-// Ready.
+// kwokConfig returns kwok's configuration: the stages in the YAML files of
+// stagesDir (one per file, as the kwok module has them, or several, as
+// kwok's release publishes them in stage-fast.yaml), with the pod-ready
+// stage changed to skip pods labelled StuckLabel and to wait delay (plus up
+// to jitter more) before marking a pod Ready.
 func kwokConfig(stagesDir string, delay, jitter time.Duration) ([]byte, error) {
 	var files []string
 	err := filepath.WalkDir(stagesDir, func(path string, d fs.DirEntry, err error) error {
@@ -42,37 +46,73 @@ func kwokConfig(stagesDir string, delay, jitter time.Duration) ([]byte, error) {
 	var out bytes.Buffer
 	foundReady := false
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		docs, err := yamlDocuments(f)
 		if err != nil {
 			return nil, err
 		}
-		doc, err := utilyaml.ToJSON(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		var stage map[string]any
-		if err := json.Unmarshal(doc, &stage); err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		if name, _ := mapAt(stage, "metadata")["name"].(string); name == podReadyStage {
-			if err := adaptPodReady(stage, delay, jitter); err != nil {
+		for _, data := range docs {
+			doc, err := utilyaml.ToJSON(data)
+			if err != nil {
 				return nil, fmt.Errorf("%s: %w", f, err)
 			}
-			foundReady = true
+			var stage map[string]any
+			if err := json.Unmarshal(doc, &stage); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			if name, _ := mapAt(stage, "metadata")["name"].(string); name == podReadyStage {
+				if err := adaptPodReady(stage, delay, jitter); err != nil {
+					return nil, fmt.Errorf("%s: %w", f, err)
+				}
+				foundReady = true
+			}
+			// JSON is YAML, and kwok reads YAML documents.
+			doc, err = json.Marshal(stage)
+			if err != nil {
+				return nil, err
+			}
+			out.WriteString("---\n")
+			out.Write(doc)
+			out.WriteString("\n")
 		}
-		// JSON is YAML, and kwok reads YAML documents.
-		doc, err = json.Marshal(stage)
-		if err != nil {
-			return nil, err
-		}
-		out.WriteString("---\n")
-		out.Write(doc)
-		out.WriteString("\n")
 	}
 	if !foundReady {
 		return nil, fmt.Errorf("no %q stage in %s", podReadyStage, stagesDir)
 	}
 	return out.Bytes(), nil
+}
+
+// yamlDocuments splits a YAML file into its documents, leaving out empty
+// ones (a leading "---", comments alone).
+func yamlDocuments(path string) ([][]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := utilyaml.NewYAMLReader(bufio.NewReader(f))
+	var docs [][]byte
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if !blank(doc) {
+			docs = append(docs, doc)
+		}
+	}
+}
+
+// blank says whether doc holds nothing but comments and separators.
+func blank(doc []byte) bool {
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' && !bytes.Equal(t, []byte("---")) {
+			return false
+		}
+	}
+	return true
 }
 
 // adaptPodReady excludes stuck pods from the pod-ready stage and sets its delay.

@@ -132,3 +132,19 @@ func TestKwokConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+// kwok's release publishes its fast stages as one file of several
+// documents (stage-fast.yaml); they read as the module's one-per-file.
+func TestKwokConfigReadsSeveralStagesOfOneFile(t *testing.T) {
+	dir := writeStages(t, map[string]string{
+		"stage-fast.yaml": "---\n# from kustomize build\n---\n" + testNodeInit + "---\n" + testPodReady,
+	})
+	config, err := kwokConfig(dir, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stages := stagesByName(t, config)
+	if len(stages) != 2 || stages["node-initialize"] == nil || stages["pod-ready"] == nil {
+		t.Errorf("got stages %v, want node-initialize and pod-ready", stages)
+	}
+}
