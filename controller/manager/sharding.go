@@ -50,7 +50,7 @@ type Sharding struct {
 // election namespace, with the leader election's timings.
 func (s *Sharding) BindFlags(fs FlagSet) {
 	fs.StringVar(&s.Ring, "shard-ring", s.Ring,
-		"If set, run sharded: join the ring of replicas of this name (a Lease each, in --leader-elect-resource-namespace, with the --leader-elect-* timings), which split the objects by namespace; every replica runs the sharded controllers for its share, and caches only that.")
+		"If set, run sharded: join the ring of replicas of this name (a Lease each, in --leader-elect-resource-namespace, with the --leader-elect-* timings), which split the objects by namespace; every replica runs the sharded controllers for its share, and caches only that. Each sharded reconcile then times out after 4/5 of --leader-elect-lease-duration minus --leader-elect-renew-deadline, so that it ends before another replica may take its namespace over.")
 }
 
 // ringOptions are the sharding.Options of o's ring.
