@@ -50,18 +50,6 @@ type Options struct {
 	// TrackTerminatingReplicas fills status.terminatingReplicas. Nil means
 	// true, as in Kubernetes v1.37.
 	TrackTerminatingReplicas *bool
-
-	// Ring, when set, makes the controller one replica of a shard ring
-	// (package controller/sharding): its Deployment, ReplicaSet and Pod
-	// informers list and watch only the ring member's namespaces (a
-	// Deployment's ReplicaSets and Pods share its namespace, so its shard),
-	// it reconciles only the keys the ring hands out, and it runs on every
-	// replica, not on the leader alone. NewController sets the Controller
-	// options' NoLeaderElection, and their Gate to sharding.StringKeyGate
-	// unless they have one (which must then admit only the ring's keys,
-	// e.g. by wrapping that gate). Run the Ring as well (add it to the
-	// manager).
-	Ring *sharding.Ring
 }
 
 // NewController wires a Deployment Reconciler to the Deployment, ReplicaSet
@@ -81,6 +69,19 @@ type Options struct {
 // The Reconciler never reads managedFields: handler.StripManagedFields keeps
 // them out of the caches, which it roughly halves.
 //
+// To run it sharded, as one replica of a ring (package controller/sharding),
+// shard the factory's informers of Resources(client) before calling it:
+//
+//	err := sharding.Shard(factory, mgr.Ring(), deployment.Resources(client)...)
+//
+// The controller then follows its informers' ring: it reconciles only the
+// keys the ring hands out (Controller.Gate defaults to
+// sharding.StringKeyGate; a Gate of one's own must admit only the ring's
+// keys, e.g. by wrapping that one), its reconciles time out after the
+// ring's ReconcileTimeout unless Controller.ReconcileTimeout is set, and it
+// runs on every replica, not on the leader alone. The three informers must
+// be sharded by one ring, or none.
+//
 // Events enqueue Deployments as upstream's do: every Deployment event; a
 // ReplicaSet event wakes its owning Deployment (an orphan's create or label
 // change wakes every Deployment selecting it, so one can adopt it); a pod
@@ -98,13 +99,6 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 		return nil, nil, errors.New("deployment: NewController needs a client, an informer factory and an event recorder")
 	}
 	copts := opts.Controller
-	if opts.Ring != nil {
-		shardInformers(client, factory, opts.Ring)
-		if copts.Gate == nil {
-			copts.Gate = sharding.StringKeyGate(opts.Ring)
-		}
-		copts.NoLeaderElection = true
-	}
 	dInformer := factory.Apps().V1().Deployments()
 	rsInformer := factory.Apps().V1().ReplicaSets()
 	podInformer := factory.Core().V1().Pods()
@@ -112,6 +106,9 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 	// informer, and the controller knows an informer by the value passed to
 	// Watch: writes are recorded against those very values.
 	dShared, rsShared := dInformer.Informer(), rsInformer.Informer()
+	if err := shardedOptions(&copts, dShared, rsShared, podInformer.Informer()); err != nil {
+		return nil, nil, err
+	}
 	if err := AddPodControllerIndex(podInformer.Informer()); err != nil {
 		return nil, nil, fmt.Errorf("deployment: %w", err)
 	}
@@ -165,6 +162,37 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 		}
 	}
 	return ctrl, r, nil
+}
+
+// Resources are the resources NewController watches, listed across
+// namespaces with client: shard them in its factory to run it sharded.
+func Resources(client kubernetes.Interface) []sharding.Resource {
+	return []sharding.Resource{
+		sharding.ResourceOf(client.AppsV1().Deployments(metav1.NamespaceAll), sharding.Namespaced),
+		sharding.ResourceOf(client.AppsV1().ReplicaSets(metav1.NamespaceAll), sharding.Namespaced),
+		sharding.ResourceOf(client.CoreV1().Pods(metav1.NamespaceAll), sharding.Namespaced),
+	}
+}
+
+// shardedOptions makes copts a ring member's if the informers are
+// sharded: all by one ring, or none. A Deployment's ReplicaSets and Pods
+// share its namespace, so its shard.
+func shardedOptions(copts *controller.Options[string], deployments, replicaSets, pods cache.SharedIndexInformer) error {
+	ring := sharding.RingOf(deployments)
+	if sharding.RingOf(replicaSets) != ring || sharding.RingOf(pods) != ring {
+		return errors.New("deployment: the factory's Deployment, ReplicaSet and Pod informers must be sharded by one ring, or none: pass Resources(client) to sharding.Shard")
+	}
+	if ring == nil {
+		return nil
+	}
+	if copts.Gate == nil {
+		copts.Gate = sharding.StringKeyGate(ring)
+	}
+	copts.NoLeaderElection = true
+	if copts.ReconcileTimeout == 0 {
+		copts.ReconcileTimeout = ring.ReconcileTimeout()
+	}
+	return nil
 }
 
 // eventRules maps ReplicaSet and pod events to the keys of the Deployments

@@ -3,6 +3,7 @@ package deployment
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -17,7 +18,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 )
 
-// With Options.Ring, the controller caches and reconciles the Deployments
+// Over informers sharded by a ring, the controller caches and reconciles the Deployments
 // of its member's range only, on every replica rather than the leader.
 func TestNewControllerWithRingKeepsToItsRange(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -37,7 +38,10 @@ func TestNewControllerWithRingKeepsToItsRange(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 
-		ctrl, _, err := NewController(env.Client, env.Informers, record.NewFakeRecorder(100), Options{Ring: a})
+		if err := sharding.Shard(env.Informers, a, Resources(env.Client)...); err != nil {
+			t.Fatal(err)
+		}
+		ctrl, _, err := NewController(env.Client, env.Informers, record.NewFakeRecorder(100), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,4 +96,21 @@ func namespaceIn(t *testing.T, r sharding.Range) string {
 	}
 	t.Fatalf("no namespace hashes into %v", r)
 	return ""
+}
+
+// A factory with some of the controller's informers sharded and others
+// not would reconcile Deployments over a part of their ReplicaSets or
+// Pods: NewController refuses it.
+func TestNewControllerRefusesPartlyShardedInformers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		env := controllertest.New(t)
+		ring := newTestRing(t, env, "a")
+		if err := sharding.Shard(env.Informers, ring, Resources(env.Client)[0]); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := NewController(env.Client, env.Informers, record.NewFakeRecorder(100), Options{})
+		if err == nil || !strings.Contains(err.Error(), "sharded by one ring, or none") {
+			t.Errorf("NewController = %v, want it to refuse", err)
+		}
+	})
 }

@@ -37,6 +37,10 @@ type Builder[K comparable] struct {
 	opts    controller.Options[K]
 	errs    []error
 	built   bool
+
+	sharded bool                             // Sharded or ShardedBy
+	shardOf func(K) (namespace, name string) // ShardedBy's
+	gate    controller.Gate[K]               // the ring's, set by check when sharded
 }
 
 // source is one informer and the handler that maps its events.
@@ -121,7 +125,7 @@ func (b *Builder[K]) Build(r controller.Reconciler[K]) (*controller.Controller[K
 		return nil, err
 	}
 	b.built = true
-	c, err := controller.New(b.name, r, b.opts)
+	c, err := controller.New(b.name, r, b.shardedOptions(b.opts))
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +138,7 @@ func (b *Builder[K]) Build(r controller.Reconciler[K]) (*controller.Controller[K
 }
 
 // Complete builds the controller and adds it to the manager, which runs it
-// (behind leader election unless Options.NoLeaderElection) and starts the
+// (behind leader election unless Options.NoLeaderElection or Sharded) and starts the
 // informers of the factories added to it with AddInformerFactory. Every
 // informer the builder watches is requested from its factory here, before
 // the manager's Run starts the factories, so it starts with them; after Run
@@ -171,6 +175,7 @@ func (b *Builder[K]) check() error {
 			errs = append(errs, fmt.Errorf("%s: informer must not be nil", s.what))
 		}
 	}
+	errs = append(errs, b.checkSharding()...)
 	if len(errs) > 0 {
 		return fmt.Errorf("builder: controller %q: %w", b.name, errors.Join(errs...))
 	}

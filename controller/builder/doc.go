@@ -19,6 +19,14 @@
 // Mistakes (no For, For twice, a nil informer) are reported together by
 // Build or Complete.
 //
+// Sharded (or ShardedBy, for keys that are not namespace/name) runs the
+// controller on every replica of a manager with a shard ring
+// (manager.Options.Sharding), each reconciling only its range's keys, over
+// informers that list and watch only that range (sharding.Shard); see
+// package controller/sharding. Build refuses an informer the ring did not
+// make, so that no replica reconciles over a whole cache, or a partial one
+// it does not know about. Without a ring, Sharded does nothing.
+//
 // Informers come from client-go's factories (and typed.NewSharedInformer
 // for custom resources, which puts them in the same factory); the manager
 // starts them with the factories given to AddInformerFactory. The builder

@@ -49,6 +49,20 @@
 // within a RetryPeriod instead of a LeaseDuration; it is never given up while
 // a leader runnable may still be running.
 //
+// # Sharding
+//
+// Options.Sharding makes the replicas split the work instead of waiting
+// for the Lease: the Manager creates a ring member (Ring, package
+// controller/sharding), with LeaderElection's namespace and timings unless
+// Sharding sets its own, and runs it on every replica, as a runnable that
+// needs no leader election. Controllers built with the builder's Sharded,
+// over informers registered with sharding.Shard(factory, mgr.Ring(), ...),
+// then run on every replica, each reconciling and caching the keys of its
+// range; the others stay behind leader election. Sharding.BindFlags
+// registers --shard-ring. The ring stops with the other runnables that
+// need no leader election, after the sharded controllers' reconciles have
+// returned.
+//
 // # Shutdown
 //
 // When the context given to Run is cancelled (or a runnable fails, or the

@@ -12,6 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/ctrlkit/ctrlkit/controller/sharding"
 )
 
 // Errors returned by Run.
@@ -35,7 +37,8 @@ type Manager struct {
 	registry *prometheus.Registry
 	elector  *elector // nil without leader election
 	events   *eventBroadcasters
-	auth     *reviewer // nil without MetricsAuth
+	auth     *reviewer      // nil without MetricsAuth
+	ring     *sharding.Ring // nil without Options.Sharding
 
 	healthz checkSet
 	readyz  checkSet
@@ -109,6 +112,9 @@ func New(opts Options) (*Manager, error) {
 		m.auth = newReviewer(opts.Client, m.logger)
 	}
 	m.addDefaultChecks()
+	if err := m.newRing(); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

@@ -93,6 +93,10 @@ type Options struct {
 	// while this process holds a Lease.
 	LeaderElection LeaderElection
 
+	// Sharding, when its Ring is set, makes this replica a member of a
+	// shard ring, which the Manager runs on every replica (Manager.Ring).
+	Sharding Sharding
+
 	// Client is the Manager's own connection to the API server. It writes
 	// the events of EventRecorderFor and CoreV1EventRecorderFor, reviews
 	// the tokens of /metrics requests with MetricsAuth, and is the default

@@ -170,9 +170,10 @@
 // (ListMeta.ShardInfo set, feature gate ShardedListAndWatch), and always
 // client-side too, before the cache; when the target changes it ends the
 // watch with "resource version expired", so the reflector lists the new
-// range again and its store drops what was lost. Informer registers such
-// an informer in a client-go SharedInformerFactory, so that the factory's
-// typed accessors and listers return it.
+// range again and its store drops what was lost. Informer (and Shard, for
+// several resources at once) registers such an informer in a client-go
+// SharedInformerFactory, so that the factory's typed accessors and
+// listers, and typed.NewSharedInformer, return it.
 //
 // A member admits a key only once every informer registered by Informer
 // has listed the key's range and delivered that list to its cache (per
@@ -186,21 +187,41 @@
 //
 // # With a manager
 //
-// A Ring is a manager Runnable that does not need leader election, so it
-// runs on every replica, next to the manager's leader Lease: controllers
-// that must run once per cluster stay leader-only, sharded ones set
-// controller.Options.NoLeaderElection and a Gate. On shutdown the manager
-// stops the sharded controllers and the ring together; the ring releases
-// its Lease once their reconciles have returned.
+// An operator shards with three calls: manager.Options.Sharding names the
+// ring (the manager creates the Ring with its leader election's namespace
+// and timings and runs it on every replica, next to its leader Lease:
+// Manager.Ring); Shard registers, in the informer factory, informers of
+// the controller's resources that list and watch only this member's range
+// (ResourceOf takes a client-go typed client or a ctrlkit typed.Client);
+// and the builder's Sharded makes the controller the ring's: its keys go
+// through the ring's Gate (KeyGate: a "namespace/name" string or a
+// types.NamespacedName key belongs to its namespace, or to its name when
+// it has none; ShardedBy names the object of any other key), its
+// reconciles time out after ReconcileTimeout, and it runs on every
+// replica. The builder refuses informers the ring did not make (RingOf).
+// Without a ring both Shard and Sharded do nothing, so one program runs
+// sharded or not by a flag (manager.Sharding.BindFlags: --shard-ring).
+// Controllers that must run once per cluster stay leader-only. On
+// shutdown the manager stops the sharded controllers and the ring
+// together; the ring releases its Lease once their reconciles have
+// returned.
 //
-//	ring, err := sharding.New(sharding.Options{Client: client, Namespace: ns, Name: "deployment-controller"})
-//	sharding.Informer(factory, &appsv1.Deployment{},
-//		sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments("")), ring, sharding.Namespaced)
-//	// ... the same for every other kind the controller watches, then:
-//	ctrl, err := controller.New("deployments", r, controller.Options[string]{
-//		Gate: sharding.StringKeyGate(ring), NoLeaderElection: true})
-//	mgr.Add(ring)
-//	mgr.Add(ctrl)
+//	mgr, err := manager.New(manager.Options{Client: client,
+//		LeaderElection: manager.LeaderElection{Enabled: true, Namespace: ns, Name: "webapp-operator"},
+//		Sharding:       manager.Sharding{Ring: "webapp-operator"}})
+//	factory := informers.NewSharedInformerFactory(client, 0)
+//	err = sharding.Shard(factory, mgr.Ring(),
+//		sharding.ResourceOf(webApps, sharding.Namespaced), // a *typed.Client[*WebApp]
+//		sharding.ResourceOf(client.AppsV1().Deployments(""), sharding.Namespaced))
+//	_, err = builder.ControllerManagedBy(mgr, "webapp", handler.ObjectKey).
+//		For(typed.NewSharedInformer(factory, webApps, typed.InformerOptions{}).Informer(), kind, scope).
+//		Owns(factory.Apps().V1().Deployments().Informer()).
+//		Sharded().
+//		Complete(reconciler)
+//
+// deployment.NewController follows its factory's informers the same way
+// (shard deployment.Resources(client)). Without a manager, run the Ring
+// yourself and set controller.Options.Gate and NoLeaderElection.
 //
 // # Metrics
 //

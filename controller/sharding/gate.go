@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -43,6 +44,24 @@ func NamespacedNameGate(ring *Ring) *Gate[types.NamespacedName] {
 	return NewGate(ring, func(key types.NamespacedName) (uint64, error) {
 		return KeyHash(key.Namespace, key.Name), nil
 	})
+}
+
+// KeyGate is the Gate of K's keys when K is string ("namespace/name"
+// or "name" keys: StringKeyGate) or types.NamespacedName
+// (NamespacedNameGate): a key's shard is its namespace, or its name when
+// the namespace is empty (a cluster-scoped object), as KeyHash has it.
+// For another K it fails: use NewGate with the key's hash.
+func KeyGate[K comparable](ring *Ring) (*Gate[K], error) {
+	var g any
+	switch any(*new(K)).(type) {
+	case string:
+		g = StringKeyGate(ring)
+	case types.NamespacedName:
+		g = NamespacedNameGate(ring)
+	default:
+		return nil, fmt.Errorf("sharding: keys of type %T have no default shard: give the namespace and name of the object a key stands for", *new(K))
+	}
+	return g.(*Gate[K]), nil
 }
 
 // Admit reports whether key may be reconciled now; see Gate.

@@ -59,6 +59,7 @@ func Informer(factory informers.SharedInformerFactory, obj runtime.Object, lw ca
 			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 		ring.trackListed(informer, slw.cache)
 		ring.metrics.cachedObjects(resourceName(obj), informer.GetStore(), ring.log)
+		remember(informer, ring)
 		return informer
 	})
 }

@@ -20,7 +20,12 @@
 //   - run.go: the wiring. builder.ControllerManagedBy reconciles WebApps,
 //     Owns their Deployments and Services (an owned object's event wakes
 //     its WebApp), and Watches the creation and deletion of a Deployment
-//     or Service that is in a WebApp's way.
+//     or Service that is in a WebApp's way. With --shard-ring, replicas
+//     split the WebApps by namespace (manager.Options.Sharding): the
+//     informers are sharding.Shard's, which list and watch only this
+//     replica's namespaces, and Sharded runs the controller on every
+//     replica, each reconciling only its own WebApps. Without the flag
+//     the same code runs one leader over everything.
 //   - reconciler.go: the reconcile. controllerutil.Finalize adds the
 //     finalizer, or on deletion runs the cleanup and removes it;
 //     the status is written only when it changed, with observedGeneration;

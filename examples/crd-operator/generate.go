@@ -41,7 +41,8 @@ package main
 //
 // Leader election: one Lease, in the operator's own namespace
 // (--leader-elect-resource-namespace), and the core/v1 events the manager
-// records on it when leadership changes.
+// records on it when leadership changes. With --shard-ring, one Lease per
+// replica in that namespace too, which the ring lists.
 //
-// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=ctrlkit-system,resources=leases,verbs=get;create;update
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=ctrlkit-system,resources=leases,verbs=get;list;create;update
 // +kubebuilder:rbac:groups="",namespace=ctrlkit-system,resources=events,verbs=create;patch

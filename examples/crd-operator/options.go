@@ -33,6 +33,8 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	fs := fss.FlagSet("webapp operator")
 	fs.StringVar(&o.RegistryNamespace, "registry-namespace", o.RegistryNamespace, "The namespace of the registry: one ConfigMap per WebApp, deleted with it.")
 	fs.IntVar(&o.ConcurrentSyncs, "concurrent-syncs", o.ConcurrentSyncs, "The number of WebApps reconciled concurrently.")
+	// --shard-ring: replicas split the WebApps by namespace (run.go).
+	o.Manager.Sharding.BindFlags(fss.FlagSet("sharding"))
 	if err := managerflags.Parse(component, &fss, args, output); err != nil {
 		return nil, err
 	}

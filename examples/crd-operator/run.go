@@ -15,6 +15,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/builder"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
+	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
 	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/handler"
@@ -64,6 +65,16 @@ func newManager(ctx context.Context, o *options, config *rest.Config) (*manager.
 	if err := mgr.AddInformerFactory(manager.Factory(factory)); err != nil {
 		return nil, err
 	}
+	// With --shard-ring, the manager runs a ring, and these informers list
+	// and watch only this replica's namespaces; without, Shard does
+	// nothing. It must come before anything asks the factory for them.
+	if err := sharding.Shard(factory, mgr.Ring(),
+		sharding.ResourceOf(webApps, sharding.Namespaced),
+		sharding.ResourceOf(kube.AppsV1().Deployments(metav1.NamespaceAll), sharding.Namespaced),
+		sharding.ResourceOf(kube.CoreV1().Services(metav1.NamespaceAll), sharding.Namespaced),
+	); err != nil {
+		return nil, err
+	}
 	webAppInformer := typed.NewSharedInformer(factory, webApps, typed.InformerOptions{})
 	deployments, services := factory.Apps().V1().Deployments(), factory.Core().V1().Services()
 
@@ -86,6 +97,7 @@ func newManager(ctx context.Context, o *options, config *rest.Config) (*manager.
 		Owns(services.Informer()).
 		Watches(deployments.Informer(), inTheWayOf(r.webApps)).
 		Watches(services.Informer(), inTheWayOf(r.webApps)).
+		Sharded(). // on the ring's replicas, each WebApp by one of them
 		WithOptions(controller.Options[string]{Workers: o.ConcurrentSyncs, Logger: klog.FromContext(ctx), Registry: mgr.Registry()}).
 		Complete(r)
 	if err != nil {

@@ -64,10 +64,13 @@ func startReplica(ctx context.Context, cfg *rest.Config, ringNS, id string) (*re
 		return nil, err
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(handler.StripManagedFields))
+	if err := sharding.Shard(factory, ring, deployment.Resources(client)...); err != nil {
+		return nil, err
+	}
 	gate := newRecordingGate(sharding.StringKeyGate(ring))
 	stop, err := runController(ctx, client, factory, metav1.NamespaceAll,
 		corev1.EventSource{Component: eventComponent, Host: id},
-		deployment.Options{Ring: ring, Controller: controller.Options[string]{Gate: gate}}, ring.Run)
+		deployment.Options{Controller: controller.Options[string]{Gate: gate}}, ring.Run)
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: %w", id, err)
 	}

@@ -30,7 +30,7 @@ func TestManifestsHangTogether(t *testing.T) {
 	if o.Kubeconfig != "" || o.Master != "" {
 		t.Error("the Deployment must use the in-cluster configuration")
 	}
-	if o.ShardRing == "" {
+	if o.Manager.Sharding.Ring == "" {
 		t.Error("the Deployment's replicas must run sharded (--shard-ring)")
 	}
 	if !o.Manager.LeaderElection.Enabled || o.Manager.LeaderElection.Namespace != m.Roles[0].Namespace {

@@ -24,12 +24,6 @@ type options struct {
 	Tracing otlptracing.Options
 	// ConcurrentDeploymentSyncs is the number of workers.
 	ConcurrentDeploymentSyncs int
-	// ShardRing, when set, names the ring of replicas this one joins to
-	// split the Deployments by namespace (package controller/sharding);
-	// its Leases live in the leader election namespace, with the leader
-	// election's timings, which also bound each reconcile
-	// (shardReconcileTimeout).
-	ShardRing string
 	// Debounce and DebounceMaxWait are controller.Options'.
 	Debounce, DebounceMaxWait time.Duration
 }
@@ -48,8 +42,10 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	// kube-controller-manager's own section and wording.
 	fss.FlagSet("deployment controller").IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs,
 		"The number of deployment objects that are allowed to sync concurrently. Larger number = more responsive deployments, but more CPU (and network) load")
-	fss.FlagSet("sharding").StringVar(&o.ShardRing, "shard-ring", o.ShardRing,
-		"If set, run sharded: join the ring of replicas of this name (a Lease each, in --leader-elect-resource-namespace), which split Deployments by namespace; every replica runs the controller for its share, and caches only that. Each reconcile then times out after 4/5 of --leader-elect-lease-duration minus --leader-elect-renew-deadline, so that it ends before another replica may take its namespace over.")
+	// --shard-ring: the manager's ring, whose Leases live in the leader
+	// election namespace, with the leader election's timings, which also
+	// bound each reconcile (sharding.Ring.ReconcileTimeout).
+	o.Manager.Sharding.BindFlags(fss.FlagSet("sharding"))
 	fss.FlagSet("deployment controller").DurationVar(&o.Debounce, "debounce", o.Debounce,
 		"If positive, reconcile a Deployment only once its events have been quiet for this long, so that a burst of events gives one sync: fewer syncs and writes for this much more latency. 0 syncs at each event, as kube-controller-manager does.")
 	fss.FlagSet("deployment controller").DurationVar(&o.DebounceMaxWait, "debounce-max-wait", o.DebounceMaxWait,
@@ -77,29 +73,14 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 }
 
 // controllerOptions are the Deployment controller's options that follow
-// from the flags: its workers and, when sharded, a reconcile timeout.
+// from the flags. Sharded, deployment.NewController adds the ring's gate
+// and reconcile timeout.
 func (o *options) controllerOptions() controller.Options[string] {
-	copts := controller.Options[string]{
+	return controller.Options[string]{
 		Workers:         o.ConcurrentDeploymentSyncs,
 		Debounce:        o.Debounce,
 		DebounceMaxWait: o.DebounceMaxWait,
 	}
-	if o.ShardRing != "" {
-		copts.ReconcileTimeout = shardReconcileTimeout(o.Manager.LeaderElection)
-	}
-	return copts
-}
-
-// shardReconcileTimeout bounds a sharded reconcile. A replica that loses
-// the API server stops starting reconciles RenewDeadline after its last
-// renewal, and the others take its namespaces over LeaseDuration after it:
-// a reconcile admitted just before the fence must have returned by then,
-// or it may overlap the new owner's reconcile of the same key. The
-// timeout is four fifths of LeaseDuration − RenewDeadline (4 s with the
-// defaults), leaving the rest for the reconcile to return once its
-// context has ended.
-func shardReconcileTimeout(le manager.LeaderElection) time.Duration {
-	return (le.LeaseDuration - le.RenewDeadline) * 4 / 5
 }
 
 // Traced returns the --otlp-endpoint flag and the manager options its

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
@@ -95,10 +96,10 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 					Name:            "mine",
 					ReleaseOnCancel: true,
 				},
+				Sharding: manager.Sharding{Ring: "deployments"},
 			},
 		},
 		ConcurrentDeploymentSyncs: 50,
-		ShardRing:                 "deployments",
 		Debounce:                  2 * time.Second,
 		DebounceMaxWait:           30 * time.Second,
 	}
@@ -177,13 +178,14 @@ func TestRunHelpAndErrorsBeforeConnecting(t *testing.T) {
 }
 
 // Sharded, a reconcile must return before another replica may take its
-// key over: within LeaseDuration − RenewDeadline of the fence.
+// key over: within LeaseDuration − RenewDeadline of the fence. The ring
+// takes the leader election's timings, and deployment.NewController its
+// ReconcileTimeout.
 func TestShardedReconcilesHaveATimeoutBelowTheHandoverMargin(t *testing.T) {
 	tests := []struct {
 		args []string
 		want time.Duration
 	}{
-		{nil, 0}, // not sharded: no deadline, as kube-controller-manager
 		{[]string{"--shard-ring=r"}, 4 * time.Second},
 		{[]string{"--shard-ring=r", "--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=2s", "--leader-elect-retry-period=500ms"}, 1600 * time.Millisecond},
 		{[]string{"--shard-ring=r", "--leader-elect=false", "--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=30s"}, 24 * time.Second},
@@ -193,13 +195,21 @@ func TestShardedReconcilesHaveATimeoutBelowTheHandoverMargin(t *testing.T) {
 		if err != nil {
 			t.Fatalf("parseOptions(%q): %v", tt.args, err)
 		}
-		copts := o.controllerOptions()
-		if copts.ReconcileTimeout != tt.want || copts.Workers != 5 {
-			t.Errorf("%q: ReconcileTimeout %s, Workers %d; want %s, 5", tt.args, copts.ReconcileTimeout, copts.Workers, tt.want)
+		mgr, err := manager.New(o.ManagerOptions(fake.NewClientset()))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.args, err)
 		}
+		got := mgr.Ring().ReconcileTimeout()
 		le := o.Manager.LeaderElection
-		if o.ShardRing != "" && (copts.ReconcileTimeout <= 0 || copts.ReconcileTimeout >= le.LeaseDuration-le.RenewDeadline) {
-			t.Errorf("%q: ReconcileTimeout %s not in (0, LeaseDuration − RenewDeadline = %s)", tt.args, copts.ReconcileTimeout, le.LeaseDuration-le.RenewDeadline)
+		if got != tt.want || got <= 0 || got >= le.LeaseDuration-le.RenewDeadline {
+			t.Errorf("%q: ReconcileTimeout %s, want %s, in (0, LeaseDuration − RenewDeadline = %s)", tt.args, got, tt.want, le.LeaseDuration-le.RenewDeadline)
 		}
+	}
+	o, err := parseOptions(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Manager.Sharding.Ring != "" || o.controllerOptions().ReconcileTimeout != 0 {
+		t.Error("not sharded: want no ring and no deadline, as kube-controller-manager")
 	}
 }

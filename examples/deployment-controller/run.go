@@ -39,15 +39,13 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*
 		informers.WithTransform(handler.StripManagedFields))
 	copts := o.controllerOptions()
 	copts.Logger, copts.Registry = klog.FromContext(ctx), mgr.Registry()
-	dopts := deployment.Options{Controller: copts}
-	if o.ShardRing != "" {
-		ring, err := newShardRing(ctx, o, client, mgr)
-		if err != nil {
-			return nil, err
-		}
-		dopts.Ring = ring
+	// With --shard-ring, the manager runs a ring, and the controller's
+	// informers list and watch only this replica's namespaces; the
+	// controller follows them. Without, Shard does nothing.
+	if err := sharding.Shard(factory, mgr.Ring(), deployment.Resources(client)...); err != nil {
+		return nil, err
 	}
-	ctrl, _, err := deployment.NewController(client, factory, recorder, dopts)
+	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{Controller: copts})
 	if err != nil {
 		return nil, err
 	}
@@ -58,19 +56,4 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*
 		return nil, err
 	}
 	return mgr, nil
-}
-
-// newShardRing joins the ring o.ShardRing, with the leader election's
-// namespace and timings.
-func newShardRing(ctx context.Context, o *options, client kubernetes.Interface, mgr *manager.Manager) (*sharding.Ring, error) {
-	le := o.Manager.LeaderElection
-	ring, err := sharding.New(sharding.Options{
-		Client: client, Namespace: le.Namespace, Name: o.ShardRing,
-		LeaseDuration: le.LeaseDuration, RenewDeadline: le.RenewDeadline, RetryPeriod: le.RetryPeriod,
-		Logger: klog.FromContext(ctx), Registry: mgr.Registry(),
-	})
-	if err != nil {
-		return nil, err
-	}
-	return ring, mgr.Add(ring)
 }

@@ -1,0 +1,244 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/ctrlkit/ctrlkit/controller/sharding"
+	"github.com/ctrlkit/ctrlkit/controller/typed"
+	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+)
+
+const (
+	crdOperatorBinary = "github.com/ctrlkit/ctrlkit/examples/crd-operator"
+	webAppCRD         = "../../examples/crd-operator/manifests/example.ctrlkit.dev_webapps.yaml"
+	webAppRing        = "webapps"
+	webAppNamespaces  = 10
+	webAppsPerNS      = 2
+)
+
+// TestShardedCRDOperator is issue 30's end-to-end test of a sharded
+// operator built with the builder: two replica processes of
+// examples/crd-operator --shard-ring, in one ring, with leader election
+// on, reconcile 20 WebApps in 10 namespaces. Each replica reconciles only
+// the WebApps of its own namespaces (no namespace is reconciled by both,
+// and both work, though only one leads), no key is reconciled by both at
+// once, and every WebApp reaches its desired state: Ready, its Deployment
+// rolled out by the control plane's Deployment controller, its registry
+// entry written; deleted, its finalizer runs.
+func TestShardedCRDOperator(t *testing.T) {
+	bin := buildCommand(t, crdOperatorBinary)
+	cp := upstreamCP.get(t) // its Deployment controller rolls the WebApps' Deployments out
+	ctx := t.Context()
+	if out, err := cp.Kubectl(ctx, "apply", "-f", webAppCRD).CombinedOutput(); err != nil {
+		t.Fatalf("kubectl apply -f %s: %v\n%s", webAppCRD, err, out)
+	}
+	if out, err := cp.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "crd/webapps.example.ctrlkit.dev").CombinedOutput(); err != nil {
+		t.Fatalf("waiting for the CRD: %v\n%s", err, out)
+	}
+	client := cp.Client()
+	webApps, err := typed.NewClient[*v1alpha1.WebApp](cp.RESTConfig(), v1alpha1.Resource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leases, registry := newNamespace(t, client), newNamespace(t, client)
+	namespaces := spreadNamespaces(t, client, "webapps-"+rand.String(5)+"-", webAppNamespaces)
+
+	start := func(name string) *process {
+		return startProcess(t, name, bin,
+			"--kubeconfig="+cp.KubeconfigPath(),
+			"--shard-ring="+webAppRing,
+			"--registry-namespace="+registry,
+			// Leader election stays on: the sharded controller runs on
+			// both replicas anyway. The ring takes its namespace and
+			// timings.
+			"--leader-elect=true",
+			"--leader-elect-resource-namespace="+leases,
+			"--leader-elect-lease-duration="+shardLeaseDuration.String(),
+			"--leader-elect-renew-deadline="+shardRenewDeadline.String(),
+			"--leader-elect-retry-period="+shardRetryPeriod.String(),
+			"--metrics-bind-address=0", "--health-probe-bind-address=0",
+			"--kube-api-qps=100", "--kube-api-burst=200",
+			"--v=5", // "Reconciling" and "Reconciled", for the recorder
+		)
+	}
+	replicas := []*process{start("operator-1"), start("operator-2")}
+	// The ring forms before there is anything to reconcile, so that no
+	// WebApp changes hands during the test.
+	eventually(t, time.Minute, "the two replicas to split the ring", func(ctx context.Context) (bool, error) {
+		list, err := client.CoordinationV1().Leases(leases).List(ctx, metav1.ListOptions{LabelSelector: sharding.RingLabel + "=" + webAppRing})
+		if err != nil {
+			return false, err
+		}
+		serving := map[string]bool{}
+		for _, l := range list.Items {
+			if s := l.Annotations[sharding.ServingAnnotation]; s != "" && s != sharding.FullRange.String() && s != sharding.EmptyRange.String() {
+				serving[s] = true
+			}
+		}
+		return len(list.Items) == 2 && len(serving) == 2, fmt.Errorf("%d members, serving %v", len(list.Items), slices.Collect(maps.Keys(serving)))
+	})
+
+	for _, ns := range namespaces {
+		for i := range webAppsPerNS {
+			app := &v1alpha1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("web-%d", i)},
+				Spec: v1alpha1.WebAppSpec{Image: "nginx:1.26", Replicas: ptr.To[int32](2)}}
+			if _, err := webApps.Namespace(ns).Create(ctx, app, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	eventually(t, 3*time.Minute, "every WebApp to be Ready, rolled out and registered", func(ctx context.Context) (bool, error) {
+		list, err := webApps.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		var notReady []string
+		for _, app := range list.Items {
+			if !slices.Contains(namespaces, app.Namespace) {
+				continue
+			}
+			if !webAppDone(app) {
+				notReady = append(notReady, app.Namespace+"/"+app.Name)
+				continue
+			}
+			if _, err := client.CoreV1().ConfigMaps(registry).Get(ctx, app.Namespace+"."+app.Name, metav1.GetOptions{}); err != nil {
+				notReady = append(notReady, app.Namespace+"/"+app.Name+" (registry: "+err.Error()+")")
+			}
+		}
+		return len(list.Items) >= len(namespaces)*webAppsPerNS && len(notReady) == 0, fmt.Errorf("not done: %v", notReady)
+	})
+
+	// Deleted, each WebApp's finalizer runs on its replica.
+	for _, ns := range namespaces {
+		if err := webApps.Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, time.Minute, "every WebApp and registry entry to be gone", func(ctx context.Context) (bool, error) {
+		for _, ns := range namespaces {
+			list, err := webApps.Namespace(ns).List(ctx, metav1.ListOptions{})
+			if err != nil || len(list.Items) > 0 {
+				return false, fmt.Errorf("%s: %v WebApps left (%v)", ns, len(list.Items), err)
+			}
+		}
+		cms, err := client.CoreV1().ConfigMaps(registry).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		left := 0
+		for _, cm := range cms.Items {
+			if cm.Name != "kube-root-ca.crt" {
+				left++
+			}
+		}
+		return left == 0, fmt.Errorf("%d registry entries left", left)
+	})
+
+	for _, r := range replicas {
+		if err := r.stop(15 * time.Second); err != nil {
+			t.Errorf("%s: %v", r.name, err)
+		}
+	}
+	checkOwnNamespaces(t, replicas, namespaces)
+}
+
+// webAppDone reports whether app is in its desired state: its status
+// describes its generation, it is Ready, and its Deployment has every
+// replica available.
+func webAppDone(app *v1alpha1.WebApp) bool {
+	return app.Status.ObservedGeneration == app.Generation &&
+		meta.IsStatusConditionTrue(app.Status.Conditions, "Ready") &&
+		app.Status.AvailableReplicas == ptr.Deref(app.Spec.Replicas, 1)
+}
+
+// spreadNamespaces creates n namespaces named prefix + a number, half of
+// them in each half of the hash space, so that each of two members with
+// equal ranges owns some; they are deleted after the test.
+func spreadNamespaces(t *testing.T, client kubernetes.Interface, prefix string, n int) []string {
+	t.Helper()
+	halves := sharding.Assign(2)
+	var names []string
+	counts := [2]int{}
+	for i := 0; len(names) < n && i < 10000; i++ {
+		name := fmt.Sprintf("%s%d", prefix, i)
+		half := 0
+		if halves[1].Contains(sharding.KeyHash(name, "")) {
+			half = 1
+		}
+		if counts[half] < n/2 {
+			counts[half]++
+			names = append(names, name)
+		}
+	}
+	for _, name := range names {
+		if _, err := client.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := client.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("delete namespace %s: %v", name, err)
+			}
+		})
+	}
+	return names
+}
+
+// checkOwnNamespaces reads the replicas' reconciles from their logs and
+// checks that each namespace's WebApps were reconciled by one replica
+// only, that both replicas reconciled some, that every namespace was
+// reconciled, and that no key was reconciled by both at once.
+func checkOwnNamespaces(t *testing.T, replicas []*process, namespaces []string) {
+	t.Helper()
+	var all []reconcileInterval
+	owners := map[string]map[string]bool{} // namespace → replicas
+	for _, r := range replicas {
+		rs, err := parseReconciles(r.name, r.output(), r.ExitedAt())
+		if err != nil {
+			t.Fatalf("reading the reconciles of %s: %v", r.name, err)
+		}
+		mine := map[string]bool{}
+		for _, rec := range rs {
+			ns, _, _ := strings.Cut(rec.key, "/")
+			if owners[ns] == nil {
+				owners[ns] = map[string]bool{}
+			}
+			owners[ns][r.name] = true
+			mine[ns] = true
+		}
+		t.Logf("%s: %d reconciles in %d namespaces %v", r.name, len(rs), len(mine), slices.Sorted(maps.Keys(mine)))
+		if len(rs) == 0 {
+			t.Errorf("%s reconciled nothing (want \"Reconciling\" lines at -v=5)", r.name)
+		}
+		all = append(all, rs...)
+	}
+	for _, ns := range namespaces {
+		switch by := slices.Sorted(maps.Keys(owners[ns])); len(by) {
+		case 0:
+			t.Errorf("no replica reconciled the WebApps of %s", ns)
+		case 1:
+		default:
+			t.Errorf("the WebApps of %s were reconciled by %v: a namespace belongs to one replica", ns, by)
+		}
+	}
+	for _, o := range overlaps(all) {
+		t.Errorf("two replicas reconciled one key at once:\n  %s\n  %s", o[0], o[1])
+	}
+}
