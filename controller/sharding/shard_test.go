@@ -73,7 +73,7 @@ func TestShardRegistersInformersOfTheRange(t *testing.T) {
 			wg.Wait()
 		}()
 		waitFor(t, "the two members to serve a half each", func() bool {
-			return a.Serving() == halves[0] && b.Serving() == halves[1]
+			return a.Serving().Equal(sharding.NewRanges(halves[0])) && b.Serving().Equal(sharding.NewRanges(halves[1]))
 		})
 
 		if err := sharding.Shard(factory, a,

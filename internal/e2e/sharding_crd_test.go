@@ -11,11 +11,8 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
@@ -35,7 +32,9 @@ const (
 // TestShardedCRDOperator is issue 30's end-to-end test of a sharded
 // operator built with the builder: two replica processes of
 // examples/crd-operator --shard-ring, in one ring, with leader election
-// on, reconcile 20 WebApps in 10 namespaces. Each replica reconciles only
+// on, reconcile 20 WebApps in 10 namespaces (generated names, which
+// spread over the hash space as other tests' namespaces on this shared
+// control plane do). Each replica reconciles only
 // the WebApps of its own namespaces (no namespace is reconciled by both,
 // and both work, though only one leads), no key is reconciled by both at
 // once, and every WebApp reaches its desired state: Ready, its Deployment
@@ -57,7 +56,10 @@ func TestShardedCRDOperator(t *testing.T) {
 		t.Fatal(err)
 	}
 	leases, registry := newNamespace(t, client), newNamespace(t, client)
-	namespaces := spreadNamespaces(t, client, "webapps-"+rand.String(5)+"-", webAppNamespaces)
+	var namespaces []string
+	for range webAppNamespaces {
+		namespaces = append(namespaces, newNamespace(t, client))
+	}
 
 	start := func(name string) *process {
 		return startProcess(t, name, bin,
@@ -93,6 +95,7 @@ func TestShardedCRDOperator(t *testing.T) {
 		}
 		return len(list.Items) == 2 && len(serving) == 2, fmt.Errorf("%d members, serving %v", len(list.Items), slices.Collect(maps.Keys(serving)))
 	})
+	formed := ringAssignment(t, client, leases)
 
 	for _, ns := range namespaces {
 		for i := range webAppsPerNS {
@@ -155,7 +158,31 @@ func TestShardedCRDOperator(t *testing.T) {
 			t.Errorf("%s: %v", r.name, err)
 		}
 	}
-	checkOwnNamespaces(t, replicas, namespaces)
+	// Other tests create namespaces on this control plane meanwhile: if
+	// that moved the ring's cuts, a namespace may have changed hands, and
+	// only the overlap check still applies.
+	moved := ringAssignment(t, client, leases) != formed
+	if moved {
+		t.Log("the ring rebalanced during the test (other tests' namespaces): checking overlaps only")
+	}
+	checkOwnNamespaces(t, replicas, namespaces, !moved)
+}
+
+// ringAssignment is the assignment on the webapps ring's Leases: the one
+// its coordinator publishes.
+func ringAssignment(t *testing.T, client kubernetes.Interface, namespace string) string {
+	t.Helper()
+	list, err := client.CoordinationV1().Leases(namespace).List(t.Context(), metav1.ListOptions{LabelSelector: sharding.RingLabel + "=" + webAppRing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range list.Items {
+		if a := l.Annotations[sharding.AssignmentAnnotation]; a != "" {
+			return a
+		}
+	}
+	t.Fatal("no member of the ring publishes an assignment")
+	return ""
 }
 
 // webAppDone reports whether app is in its desired state: its status
@@ -167,45 +194,12 @@ func webAppDone(app *v1alpha1.WebApp) bool {
 		app.Status.AvailableReplicas == ptr.Deref(app.Spec.Replicas, 1)
 }
 
-// spreadNamespaces creates n namespaces named prefix + a number, half of
-// them in each half of the hash space, so that each of two members with
-// equal ranges owns some; they are deleted after the test.
-func spreadNamespaces(t *testing.T, client kubernetes.Interface, prefix string, n int) []string {
-	t.Helper()
-	halves := sharding.Assign(2)
-	var names []string
-	counts := [2]int{}
-	for i := 0; len(names) < n && i < 10000; i++ {
-		name := fmt.Sprintf("%s%d", prefix, i)
-		half := 0
-		if halves[1].Contains(sharding.KeyHash(name, "")) {
-			half = 1
-		}
-		if counts[half] < n/2 {
-			counts[half]++
-			names = append(names, name)
-		}
-	}
-	for _, name := range names {
-		if _, err := client.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			if err := client.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				t.Errorf("delete namespace %s: %v", name, err)
-			}
-		})
-	}
-	return names
-}
-
 // checkOwnNamespaces reads the replicas' reconciles from their logs and
-// checks that each namespace's WebApps were reconciled by one replica
-// only, that both replicas reconciled some, that every namespace was
-// reconciled, and that no key was reconciled by both at once.
-func checkOwnNamespaces(t *testing.T, replicas []*process, namespaces []string) {
+// checks that both replicas reconciled some, that every namespace was
+// reconciled, that no key was reconciled by both at once and, if
+// oneOwner, that each namespace's WebApps were reconciled by one replica
+// only.
+func checkOwnNamespaces(t *testing.T, replicas []*process, namespaces []string, oneOwner bool) {
 	t.Helper()
 	var all []reconcileInterval
 	owners := map[string]map[string]bool{} // namespace → replicas
@@ -235,6 +229,9 @@ func checkOwnNamespaces(t *testing.T, replicas []*process, namespaces []string) 
 			t.Errorf("no replica reconciled the WebApps of %s", ns)
 		case 1:
 		default:
+			if !oneOwner {
+				break
+			}
 			t.Errorf("the WebApps of %s were reconciled by %v: a namespace belongs to one replica", ns, by)
 		}
 	}
