@@ -153,15 +153,15 @@ func TestShardedCRDOperator(t *testing.T) {
 		return left == 0, fmt.Errorf("%d registry entries left", left)
 	})
 
+	// Other tests create namespaces on this control plane meanwhile: if
+	// that moved the ring's cuts, a namespace may have changed hands, and
+	// only the overlap check still applies.
+	moved := ringAssignment(t, client, leases) != formed
 	for _, r := range replicas {
 		if err := r.stop(15 * time.Second); err != nil {
 			t.Errorf("%s: %v", r.name, err)
 		}
 	}
-	// Other tests create namespaces on this control plane meanwhile: if
-	// that moved the ring's cuts, a namespace may have changed hands, and
-	// only the overlap check still applies.
-	moved := ringAssignment(t, client, leases) != formed
 	if moved {
 		t.Log("the ring rebalanced during the test (other tests' namespaces): checking overlaps only")
 	}
@@ -181,7 +181,11 @@ func ringAssignment(t *testing.T, client kubernetes.Interface, namespace string)
 			return a
 		}
 	}
-	t.Fatal("no member of the ring publishes an assignment")
+	var seen []string
+	for _, l := range list.Items {
+		seen = append(seen, fmt.Sprintf("%s rv %s holder %v annotations %v", l.Name, l.ResourceVersion, ptr.Deref(l.Spec.HolderIdentity, ""), l.Annotations))
+	}
+	t.Fatalf("no member of the ring publishes an assignment: %v", seen)
 	return ""
 }
 
