@@ -32,8 +32,14 @@ const podReadyStage = "pod-ready"
 // stage changed to skip pods labelled StuckLabel and to wait delay (plus up
 // to jitter more) before marking a pod Ready.
 func kwokConfig(stagesDir string, delay, jitter time.Duration) ([]byte, error) {
+	// WalkDir does not follow links, and an assets directory's stages
+	// folder may be one.
+	root, err := filepath.EvalSymlinks(stagesDir)
+	if err != nil {
+		return nil, err
+	}
 	var files []string
-	err := filepath.WalkDir(stagesDir, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") {
 			files = append(files, path)
 		}

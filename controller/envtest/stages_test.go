@@ -148,3 +148,20 @@ func TestKwokConfigReadsSeveralStagesOfOneFile(t *testing.T) {
 		t.Errorf("got stages %v, want node-initialize and pod-ready", stages)
 	}
 }
+
+// An assets directory's stages folder may be a symbolic link (to a shared
+// copy, say): the stages it points at are read.
+func TestKwokConfigFollowsLinkedStagesFolder(t *testing.T) {
+	dir := writeStages(t, map[string]string{"pod/fast/pod-ready.yaml": testPodReady})
+	link := filepath.Join(t.TempDir(), "stages")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	config, err := kwokConfig(link, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stagesByName(t, config)["pod-ready"] == nil {
+		t.Errorf("no pod-ready stage read through the link:\n%s", config)
+	}
+}
