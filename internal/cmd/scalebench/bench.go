@@ -172,7 +172,7 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	}); err != nil {
 		return res, err
 	}
-	if res.create.done() {
+	if res.create.done() && !cfg.noRollout {
 		track.startPhase(imageV2)
 		if res.rollout, err = runPhase(ctx, cfg.deployments, track, log, fmt.Sprint(spec, " rollout"), func(ctx context.Context, i int) error {
 			return setImage(ctx, client, cfg.namespaceOf(i), i, imageV2, &patches)

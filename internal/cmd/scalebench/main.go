@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,7 +21,7 @@ const usage = `Usage:
                                                            ours against kube-controller-manager's
   scalebench shards [-n N] [-r R] [-namespaces M] [-replicas K] [-dir D]
                                                            a ring of K replicas against a ring of 1
-  scalebench memory [-n N] [-r R] [-namespaces M] [-runs K] [-settle T] [-dir D]
+  scalebench memory [-n N] [-r R] [-namespaces M] [-runs K] [-settle T] [-rollout=false] [-dir D]
                                                            our memory after a burst and after a restart,
                                                            against kube-controller-manager's
 `
@@ -45,6 +46,7 @@ type config struct {
 	debounce    time.Duration // pairs: our controller's --debounce
 	repeats     int           // memory: runs
 	settle      time.Duration // memory: each process's sampling window
+	noRollout   bool          // memory: the burst is the creates alone
 	dir         string
 	bin         string // examples/deployment-controller, built by run
 }
@@ -76,6 +78,11 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 		fs.IntVar(&c.namespaces, "namespaces", 20, "spread the Deployments over this many `namespaces`")
 		fs.IntVar(&c.repeats, "runs", 3, "`runs`, each on a fresh control plane")
 		fs.DurationVar(&c.settle, "settle", 2*time.Minute, "sample each process over this `window` once it is idle")
+		fs.BoolFunc("rollout", "`false`: the burst is the creates alone, without rolling every Deployment to a new image", func(v string) error {
+			on, err := strconv.ParseBool(v)
+			c.noRollout = !on
+			return err
+		})
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		return config{}, err

@@ -25,6 +25,12 @@ func TestParseFlagsMemory(t *testing.T) {
 		t.Errorf("memory defaults: N %d, R %d, %d namespaces, settle %s, %d runs; want 1000, 10, 20, 2m0s, 3",
 			cfg.deployments, cfg.replicas, cfg.namespaces, cfg.settle, len(cfg.runs()))
 	}
+	if cfg.noRollout {
+		t.Error("memory: the burst includes the rollout unless -rollout=false")
+	}
+	if cfg, err = parseFlags(strings.Fields("memory -rollout=false -runs 1"), io.Discard); err != nil || !cfg.noRollout || len(cfg.runs()) != 1 {
+		t.Errorf("memory -rollout=false -runs 1: noRollout %t, %d runs, err %v", cfg.noRollout, len(cfg.runs()), err)
+	}
 	if _, err := parseFlags(strings.Fields("memory -runs 0 -settle 0s"), io.Discard); err == nil || !strings.Contains(err.Error(), "-runs must be at least 1") {
 		t.Errorf("memory -runs 0: err = %v", err)
 	}
