@@ -29,6 +29,10 @@ type memSample struct {
 	// read just after a forced GC: what the heap holds, not garbage that
 	// an idle process has had no reason to collect yet.
 	heapInuse float64
+	// heapAlloc is go_memstats_heap_alloc_bytes at the same time: the live
+	// objects. heapInuse less heapAlloc is the room the in-use spans have
+	// free, fragmentation that an idle process keeps.
+	heapAlloc float64
 }
 
 // memoryResult is what the memory mode measures in one run: ours after
@@ -69,7 +73,7 @@ func measureMemory(ctx context.Context, cfg config, cp *envtest.Environment, pro
 		if err != nil {
 			return s, fmt.Errorf("%s: %w", label, err)
 		}
-		fmt.Fprintf(log, "scalebench memory: %s: RSS %s / %s, heap_inuse %s\n", label, mib(float64(s.rssFirst)), mib(float64(s.rssLast)), mib(s.heapInuse))
+		fmt.Fprintf(log, "scalebench memory: %s: RSS %s / %s, heap_inuse %s, heap_alloc %s\n", label, mib(float64(s.rssFirst)), mib(float64(s.rssLast)), mib(s.heapInuse), mib(s.heapAlloc))
 		return s, nil
 	}
 	if res.burst, err = sample(oursForMemory(procs[0]), "burst"); err != nil {
@@ -183,10 +187,12 @@ func sampleMemory(ctx context.Context, p memProcess, settle time.Duration, profi
 	if err != nil {
 		return s, err
 	}
-	if ms := families["go_memstats_heap_inuse_bytes"].GetMetric(); len(ms) == 1 {
-		s.heapInuse = ms[0].GetGauge().GetValue()
-	} else {
-		return s, fmt.Errorf("%s exposes no go_memstats_heap_inuse_bytes", p.name)
+	for name, v := range map[string]*float64{"go_memstats_heap_inuse_bytes": &s.heapInuse, "go_memstats_heap_alloc_bytes": &s.heapAlloc} {
+		ms := families[name].GetMetric()
+		if len(ms) != 1 {
+			return s, fmt.Errorf("%s exposes no %s", p.name, name)
+		}
+		*v = ms[0].GetGauge().GetValue()
 	}
 	s.rssLast, err = vmRSS(p.pid)
 	return s, err

@@ -63,6 +63,8 @@ func (f *fakeMemProcess) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/metrics":
 		fmt.Fprintf(w, `# TYPE go_memstats_heap_inuse_bytes gauge
 go_memstats_heap_inuse_bytes 5.24288e+07
+# TYPE go_memstats_heap_alloc_bytes gauge
+go_memstats_heap_alloc_bytes 4.194304e+07
 # TYPE workqueue_adds_total counter
 workqueue_adds_total{name="deployment"} %d
 workqueue_adds_total{name="other"} 5000
@@ -116,8 +118,8 @@ func TestSampleMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.heapInuse != 50<<20 || s.rssFirst == 0 || s.rssLast == 0 {
-		t.Errorf("sample = %+v; want heap_inuse 50 MiB and both RSS readings", s)
+	if s.heapInuse != 50<<20 || s.heapAlloc != 40<<20 || s.rssFirst == 0 || s.rssLast == 0 {
+		t.Errorf("sample = %+v; want heap_inuse 50 MiB, heap_alloc 40 MiB and both RSS readings", s)
 	}
 	if got := f.gcs.Load(); got != 2 {
 		t.Errorf("%d forced GCs; want one at the start of the window and one before the profile", got)
