@@ -79,7 +79,8 @@ type Options struct {
 //	err = ctrl.Run(ctx)
 //
 // The Reconciler never reads managedFields: handler.StripManagedFields keeps
-// them out of the caches, which it roughly halves.
+// them out of the caches, which it roughly halves. Of pods it reads only
+// metadata and phase: on a factory of its own, TrimPod keeps the rest out.
 //
 // Events enqueue Deployments as upstream's do: every Deployment event; a
 // ReplicaSet event wakes its owning Deployment (an orphan's create or label
