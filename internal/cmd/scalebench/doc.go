@@ -34,7 +34,9 @@
 // and go_memstats_heap_inuse_bytes at the end, just after a GC forced
 // through /debug/pprof/heap?gc=1 (ours serves it beside /metrics, kcm on
 // its secure port), so that garbage an idle process has not collected
-// yet does not count; the heap profile of that GC is kept in the run's
+// yet does not count (heap_alloc beside it is the live objects: what
+// heap_inuse holds beyond them is free room in spans that a live object
+// keeps); the heap profile of that GC is kept in the run's
 // directory as heap-burst.pb.gz, heap-restart.pb.gz and
 // heap-upstream.pb.gz (see them with go tool pprof
 // -sample_index=inuse_space -top). It prints each process's figures per

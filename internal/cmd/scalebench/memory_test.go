@@ -133,9 +133,9 @@ func TestRenderMemory(t *testing.T) {
 	const m = 1 << 20
 	run := func(burstHeap, restartHeap, kcmHeap float64) result {
 		return result{memory: memoryResult{
-			burst:    memSample{rssFirst: 120 * m, rssLast: 100 * m, heapInuse: burstHeap * m},
-			restart:  memSample{rssFirst: 110 * m, rssLast: 90 * m, heapInuse: restartHeap * m},
-			upstream: memSample{rssFirst: 180 * m, rssLast: 150 * m, heapInuse: kcmHeap * m},
+			burst:    memSample{rssFirst: 120 * m, rssLast: 100 * m, heapInuse: burstHeap * m, heapAlloc: 40 * m},
+			restart:  memSample{rssFirst: 110 * m, rssLast: 90 * m, heapInuse: restartHeap * m, heapAlloc: 40 * m},
+			upstream: memSample{rssFirst: 180 * m, rssLast: 150 * m, heapInuse: kcmHeap * m, heapAlloc: 45 * m},
 		}}
 	}
 	got := renderMemory([]result{run(50, 50, 60), run(66, 55, 60), run(60, 50, 50)})
@@ -144,12 +144,15 @@ func TestRenderMemory(t *testing.T) {
 | ours, after the burst | RSS first | 120.0 MiB | 120.0 MiB | 120.0 MiB | 120.0 MiB |
 | ours, after the burst | RSS last | 100.0 MiB | 100.0 MiB | 100.0 MiB | 100.0 MiB |
 | ours, after the burst | heap_inuse | 50.0 MiB | 66.0 MiB | 60.0 MiB | 60.0 MiB |
+| ours, after the burst | heap_alloc (live) | 40.0 MiB | 40.0 MiB | 40.0 MiB | 40.0 MiB |
 | ours, restarted | RSS first | 110.0 MiB | 110.0 MiB | 110.0 MiB | 110.0 MiB |
 | ours, restarted | RSS last | 90.0 MiB | 90.0 MiB | 90.0 MiB | 90.0 MiB |
 | ours, restarted | heap_inuse | 50.0 MiB | 55.0 MiB | 50.0 MiB | 50.0 MiB |
+| ours, restarted | heap_alloc (live) | 40.0 MiB | 40.0 MiB | 40.0 MiB | 40.0 MiB |
 | kube-controller-manager, --controllers=deployment | RSS first | 180.0 MiB | 180.0 MiB | 180.0 MiB | 180.0 MiB |
 | kube-controller-manager, --controllers=deployment | RSS last | 150.0 MiB | 150.0 MiB | 150.0 MiB | 150.0 MiB |
 | kube-controller-manager, --controllers=deployment | heap_inuse | 60.0 MiB | 60.0 MiB | 50.0 MiB | 60.0 MiB |
+| kube-controller-manager, --controllers=deployment | heap_alloc (live) | 45.0 MiB | 45.0 MiB | 45.0 MiB | 45.0 MiB |
 
 | target | run 1 | run 2 | run 3 | median | bound | met |
 |---|---:|---:|---:|---:|---:|---|

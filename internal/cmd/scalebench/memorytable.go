@@ -49,6 +49,7 @@ func renderMemory(results []result) string {
 		{"RSS first", func(s memSample) float64 { return float64(s.rssFirst) }},
 		{"RSS last", func(s memSample) float64 { return float64(s.rssLast) }},
 		{"heap_inuse", func(s memSample) float64 { return s.heapInuse }},
+		{"heap_alloc (live)", func(s memSample) float64 { return s.heapAlloc }},
 	}
 	for _, p := range processes {
 		for _, m := range measures {
