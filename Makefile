@@ -9,7 +9,7 @@ GO ?= go
 NESTED := internal/benchmarks internal/upstreamcheck internal/cpbuild internal/envtestuser internal/tools internal/operatoruser internal/kstatuscheck
 E2E_TIMEOUT ?= 45m
 
-.PHONY: all demo test check vet sizes unit upstream upstream-long e2e conformance bench fuzz cluster scalebench scalebench-shards
+.PHONY: all demo test check vet sizes unit upstream upstream-long e2e conformance bench fuzz cluster scalebench scalebench-shards scalebench-memory
 
 all: test
 
@@ -99,3 +99,7 @@ scalebench:
 ## scalebench-shards: 1000 x 3 over 300 namespaces, our controller as a ring of 1, then of 3 replica processes.
 scalebench-shards:
 	$(GO) run ./internal/cmd/scalebench shards -n 1000 -r 3 -namespaces 300 -replicas 3
+
+## scalebench-memory: 1000 x 10 over 20 namespaces; ours after the burst and restarted, against kube-controller-manager's Deployment controller; 3 runs.
+scalebench-memory:
+	$(GO) run ./internal/cmd/scalebench memory -n 1000 -r 10 -namespaces 20 -runs 3

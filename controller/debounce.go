@@ -8,6 +8,8 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/handler"
 	"github.com/ctrlkit/ctrlkit/workqueue"
+
+	"github.com/ctrlkit/ctrlkit/internal/shrinkmap"
 )
 
 // debouncer sits between the event handlers and the queue (see
@@ -26,7 +28,7 @@ type debouncer[K comparable] struct {
 	quiet, maxWait time.Duration
 
 	mu      sync.Mutex
-	pending map[K]*burst
+	pending shrinkmap.Map[K, *burst] // see shrinkmap: a burst of keys grows it
 	stopped bool
 }
 
@@ -38,7 +40,7 @@ type burst struct {
 }
 
 func newDebouncer[K comparable](q handler.Queue[K], clk clock.WithDelayedExecution, quiet, maxWait time.Duration) *debouncer[K] {
-	return &debouncer[K]{queue: q, clock: clk, quiet: quiet, maxWait: maxWait, pending: make(map[K]*burst)}
+	return &debouncer[K]{queue: q, clock: clk, quiet: quiet, maxWait: maxWait}
 }
 
 // AddWithOpts records events for keys: the handlers call it.
@@ -54,12 +56,12 @@ func (d *debouncer[K]) AddWithOpts(o workqueue.AddOpts, keys ...K) {
 		return
 	}
 	for _, key := range keys {
-		if b, ok := d.pending[key]; ok {
+		if b, ok := d.pending.Get(key); ok {
 			b.last, b.priority = now, max(b.priority, o.Priority)
 			continue
 		}
 		b := &burst{first: now, last: now, priority: o.Priority}
-		d.pending[key] = b
+		d.pending.Set(key, b)
 		// The timer is not moved on each event: when it fires it looks at
 		// the last event, and sleeps again if the key is not due yet, so a
 		// stream of events costs one timer per quiet period.
@@ -70,7 +72,7 @@ func (d *debouncer[K]) AddWithOpts(o workqueue.AddOpts, keys ...K) {
 // fire adds key if its burst is over, or waits until it will be.
 func (d *debouncer[K]) fire(key K) {
 	d.mu.Lock()
-	b, ok := d.pending[key]
+	b, ok := d.pending.Get(key)
 	if !ok || d.stopped {
 		d.mu.Unlock()
 		return
@@ -85,7 +87,7 @@ func (d *debouncer[K]) fire(key K) {
 		d.mu.Unlock()
 		return
 	}
-	delete(d.pending, key)
+	d.pending.Delete(key)
 	d.mu.Unlock()
 	d.queue.AddWithOpts(workqueue.AddOpts{Priority: b.priority}, key)
 }
@@ -95,8 +97,8 @@ func (d *debouncer[K]) stop() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.stopped = true
-	for key, b := range d.pending {
+	for _, b := range d.pending.All() {
 		b.timer.Stop()
-		delete(d.pending, key)
 	}
+	d.pending.Clear()
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/ctrlkit/ctrlkit/internal/shrinkmap"
 )
 
 // hold keeps one key in flight, after its reconcile returned, until the
@@ -64,7 +66,7 @@ func (h *hold) finish(timedOut bool) {
 type holds struct {
 	mu     sync.Mutex
 	closed bool
-	active map[*hold]struct{}
+	active shrinkmap.Map[*hold, struct{}] // see shrinkmap: a burst of holds grows it
 }
 
 // add registers h, unless the controller is stopping.
@@ -74,16 +76,13 @@ func (s *holds) add(h *hold) bool {
 	if s.closed {
 		return false
 	}
-	if s.active == nil {
-		s.active = make(map[*hold]struct{})
-	}
-	s.active[h] = struct{}{}
+	s.active.Set(h, struct{}{})
 	return true
 }
 
 func (s *holds) remove(h *hold) {
 	s.mu.Lock()
-	delete(s.active, h)
+	s.active.Delete(h)
 	s.mu.Unlock()
 }
 
@@ -92,8 +91,8 @@ func (s *holds) remove(h *hold) {
 func (s *holds) releaseAll() {
 	s.mu.Lock()
 	s.closed = true
-	held := make([]*hold, 0, len(s.active))
-	for h := range s.active {
+	held := make([]*hold, 0, s.active.Len())
+	for h := range s.active.All() {
 		held = append(held, h)
 	}
 	s.mu.Unlock()

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/ctrlkit/ctrlkit/internal/shrinkmap"
 )
 
 // watchedProgress is a controller's progress trackers, one per watched
@@ -49,7 +51,7 @@ func (w *watchedProgress) track(informer cache.SharedInformer) *informerProgress
 	if w.byInformer == nil {
 		w.byInformer = make(map[cache.SharedInformer]*informerProgress)
 	}
-	p := &informerProgress{informer: informer, waiting: make(map[cache.ObjectName][]*wait)}
+	p := &informerProgress{informer: informer}
 	w.byInformer[informer] = p
 	return p
 }
@@ -71,7 +73,7 @@ type informerProgress struct {
 	pending  atomic.Int64
 
 	mu      sync.Mutex
-	waiting map[cache.ObjectName][]*wait
+	waiting shrinkmap.Map[cache.ObjectName, []*wait] // see shrinkmap: a burst of writes grows it
 }
 
 // wait is one recorded write that a hold waits for.
@@ -85,7 +87,8 @@ type wait struct {
 // the store already holds was delivered before add.
 func (p *informerProgress) add(w *wait) {
 	p.mu.Lock()
-	p.waiting[w.want.name] = append(p.waiting[w.want.name], w)
+	ws, _ := p.waiting.Get(w.want.name)
+	p.waiting.Set(w.want.name, append(ws, w))
 	p.pending.Add(1)
 	p.mu.Unlock()
 }
@@ -113,14 +116,14 @@ func (p *informerProgress) checkCache(w *wait) {
 func (p *informerProgress) resolve(w *wait) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ws := p.waiting[w.want.name]
+	ws, _ := p.waiting.Get(w.want.name)
 	for i, other := range ws {
 		if other == w {
 			ws = append(ws[:i], ws[i+1:]...)
 			if len(ws) == 0 {
-				delete(p.waiting, w.want.name)
+				p.waiting.Delete(w.want.name)
 			} else {
-				p.waiting[w.want.name] = ws
+				p.waiting.Set(w.want.name, ws)
 			}
 			p.pending.Add(-1)
 			return true
@@ -147,7 +150,7 @@ func (p *informerProgress) delivered(obj any, deleted bool) {
 	}
 	var observed []*wait
 	p.mu.Lock()
-	ws := p.waiting[name]
+	ws, _ := p.waiting.Get(name)
 	kept := ws[:0]
 	for _, w := range ws {
 		if w.want.metBy(obj, deleted) {
@@ -158,9 +161,9 @@ func (p *informerProgress) delivered(obj any, deleted bool) {
 	}
 	clear(ws[len(kept):])
 	if len(kept) == 0 {
-		delete(p.waiting, name)
+		p.waiting.Delete(name)
 	} else {
-		p.waiting[name] = kept
+		p.waiting.Set(name, kept)
 	}
 	p.pending.Add(-int64(len(observed)))
 	p.mu.Unlock()

@@ -67,7 +67,8 @@ type Options struct {
 //	err = ctrl.Run(ctx)
 //
 // The Reconciler never reads managedFields: handler.StripManagedFields keeps
-// them out of the caches, which it roughly halves.
+// them out of the caches, which it roughly halves. Of pods it reads only
+// metadata and phase: on a factory of its own, TrimPod keeps the rest out.
 //
 // To run it sharded, as one replica of a ring (package controller/sharding),
 // shard the factory's informers of Resources(client) before calling it:

@@ -1,6 +1,15 @@
 package workqueue
 
-import "container/heap"
+import (
+	"container/heap"
+	"slices"
+
+	"github.com/ctrlkit/ctrlkit/internal/shrinkmap"
+)
+
+// shrinkSliceMin is the capacity below which the heap's slice is not
+// reallocated when it empties.
+const shrinkSliceMin = 256
 
 // waitItem is one delayed key: 32 bytes beside its map entry, so that a
 // queue of delayed keys stays small.
@@ -15,7 +24,7 @@ type waitItem[T comparable] struct {
 // index by key. The Queue's mutex guards it.
 type waitHeap[T comparable] struct {
 	items []*waitItem[T]
-	byKey map[T]*waitItem[T]
+	byKey shrinkmap.Map[T, *waitItem[T]]
 }
 
 func (h *waitHeap[T]) Len() int           { return len(h.items) }
@@ -34,13 +43,18 @@ func (h *waitHeap[T]) Pop() any {
 	w := h.items[last]
 	h.items[last] = nil // do not keep the key reachable
 	h.items = h.items[:last]
+	// As for the maps (see shrinkmap): a burst of delayed keys leaves
+	// the slice at its peak capacity.
+	if cap(h.items) >= shrinkSliceMin && len(h.items) <= cap(h.items)/4 {
+		h.items = slices.Clone(h.items)
+	}
 	return w
 }
 
 // add delays key until at, or moves it earlier if it waits already; the
 // higher priority is kept.
 func (h *waitHeap[T]) add(key T, priority int32, at int64) {
-	if w, ok := h.byKey[key]; ok {
+	if w, ok := h.byKey.Get(key); ok {
 		w.priority = max(w.priority, priority)
 		if at < w.at {
 			w.at = at
@@ -50,17 +64,17 @@ func (h *waitHeap[T]) add(key T, priority int32, at int64) {
 	}
 	w := &waitItem[T]{key: key, at: at, priority: priority}
 	heap.Push(h, w)
-	h.byKey[key] = w
+	h.byKey.Set(key, w)
 }
 
 // take removes key if it waits, returning its priority.
 func (h *waitHeap[T]) take(key T) (priority int32, ok bool) {
-	w, ok := h.byKey[key]
+	w, ok := h.byKey.Get(key)
 	if !ok {
 		return 0, false
 	}
 	heap.Remove(h, int(w.index))
-	delete(h.byKey, key)
+	h.byKey.Delete(key)
 	return w.priority, true
 }
 
@@ -73,12 +87,12 @@ func (h *waitHeap[T]) popDue(now int64) (w *waitItem[T], ok bool) {
 		return nil, false
 	}
 	w = heap.Pop(h).(*waitItem[T])
-	delete(h.byKey, w.key)
+	h.byKey.Delete(w.key)
 	return w, true
 }
 
 // clear discards every delayed key.
 func (h *waitHeap[T]) clear() {
 	h.items = nil
-	clear(h.byKey)
+	h.byKey.Clear()
 }

@@ -35,8 +35,10 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*
 	// No periodic resync: kube-controller-manager's default resync only
 	// replays the cache, and every change already arrives as an event.
 	// managedFields are never read: dropping them roughly halves the caches.
+	// The factory is the controller's alone, so its pods keep only what the
+	// controller reads (deployment.TrimPod): pods are most of the cache.
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
-		informers.WithTransform(handler.StripManagedFields))
+		informers.WithTransform(trimCache))
 	copts := o.controllerOptions()
 	copts.Logger, copts.Registry = klog.FromContext(ctx), mgr.Registry()
 	// With --shard-ring, the manager runs a ring, and the controller's
@@ -56,4 +58,14 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// trimCache is the factory's transform: managedFields off every object,
+// and pods trimmed to what the Deployment controller reads.
+func trimCache(obj any) (any, error) {
+	obj, err := handler.StripManagedFields(obj)
+	if err != nil {
+		return nil, err
+	}
+	return deployment.TrimPod(obj)
 }

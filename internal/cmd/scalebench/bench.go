@@ -81,6 +81,8 @@ type result struct {
 	// members are what each replica of a ring reported at the end, in ID
 	// order.
 	members []memberReport
+	// memory is the memory mode's measurements.
+	memory memoryResult
 }
 
 // totalWrites are the Deployment controller's writes, events included.
@@ -170,7 +172,7 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	}); err != nil {
 		return res, err
 	}
-	if res.create.done() {
+	if res.create.done() && !cfg.noRollout {
 		track.startPhase(imageV2)
 		if res.rollout, err = runPhase(ctx, cfg.deployments, track, log, fmt.Sprint(spec, " rollout"), func(ctx context.Context, i int) error {
 			return setImage(ctx, client, cfg.namespaceOf(i), i, imageV2, &patches)
@@ -192,6 +194,9 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	if spec.members > 0 {
 		// While every replica still runs: none has seen another leave.
 		res.members, err = procs.reports(ctx)
+	}
+	if cfg.mode == "memory" {
+		res.memory, err = measureMemory(ctx, cfg, cp, procs, log)
 	}
 	return res, err
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +21,9 @@ const usage = `Usage:
                                                            ours against kube-controller-manager's
   scalebench shards [-n N] [-r R] [-namespaces M] [-replicas K] [-dir D]
                                                            a ring of K replicas against a ring of 1
+  scalebench memory [-n N] [-r R] [-namespaces M] [-runs K] [-settle T] [-rollout=false] [-dir D]
+                                                           our memory after a burst and after a restart,
+                                                           against kube-controller-manager's
 `
 
 func main() {
@@ -32,13 +37,16 @@ func main() {
 
 // config is the parsed command line.
 type config struct {
-	mode        string // "pairs" or "shards"
+	mode        string // "pairs", "shards" or "memory"
 	deployments int
 	replicas    int           // of each Deployment
 	pairs       int           // pairs: runs of each controller
 	namespaces  int           // the Deployments are spread round-robin over ns-0, ns-1, ...
 	members     int           // shards: the sharded ring's replicas
 	debounce    time.Duration // pairs: our controller's --debounce
+	repeats     int           // memory: runs
+	settle      time.Duration // memory: each process's sampling window
+	noRollout   bool          // memory: the burst is the creates alone
 	dir         string
 	bin         string // examples/deployment-controller, built by run
 }
@@ -46,22 +54,35 @@ type config struct {
 // parseFlags parses a subcommand and its flags. Usage and errors go to
 // output.
 func parseFlags(args []string, output io.Writer) (config, error) {
-	if len(args) == 0 || (args[0] != "pairs" && args[0] != "shards") {
+	if len(args) == 0 || (args[0] != "pairs" && args[0] != "shards" && args[0] != "memory") {
 		fmt.Fprint(output, usage)
-		return config{}, errors.New("the first argument must be pairs or shards")
+		return config{}, errors.New("the first argument must be pairs, shards or memory")
 	}
 	c := config{mode: args[0], namespaces: 1}
 	fs := flag.NewFlagSet("scalebench "+c.mode, flag.ContinueOnError)
 	fs.SetOutput(output)
 	fs.IntVar(&c.deployments, "n", 1000, "number of `Deployments`")
-	fs.IntVar(&c.replicas, "r", 3, "`replicas` of each Deployment")
+	defaultReplicas := 3
+	if c.mode == "memory" {
+		defaultReplicas = 10
+	}
+	fs.IntVar(&c.replicas, "r", defaultReplicas, "`replicas` of each Deployment")
 	fs.StringVar(&c.dir, "dir", "", "keep each run's control plane files and controller logs under `dir` (default: temporary)")
 	if c.mode == "pairs" {
 		fs.IntVar(&c.pairs, "pairs", 3, "`pairs` of runs, ours first in odd pairs and upstream first in even ones")
 		fs.DurationVar(&c.debounce, "debounce", 0, "run ours with --debounce=`duration` (0: none, as upstream)")
-	} else {
+	} else if c.mode == "shards" {
 		fs.IntVar(&c.namespaces, "namespaces", 300, "spread the Deployments over this many `namespaces`")
 		fs.IntVar(&c.members, "replicas", 3, "`replica` processes of the sharded run (compared with 1)")
+	} else {
+		fs.IntVar(&c.namespaces, "namespaces", 20, "spread the Deployments over this many `namespaces`")
+		fs.IntVar(&c.repeats, "runs", 3, "`runs`, each on a fresh control plane")
+		fs.DurationVar(&c.settle, "settle", 2*time.Minute, "sample each process over this `window` once it is idle")
+		fs.BoolFunc("rollout", "`false`: the burst is the creates alone, without rolling every Deployment to a new image", func(v string) error {
+			on, err := strconv.ParseBool(v)
+			c.noRollout = !on
+			return err
+		})
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		return config{}, err
@@ -84,6 +105,9 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	if c.mode == "pairs" && c.pairs < 1 {
 		errs = append(errs, fmt.Errorf("-pairs must be at least 1, got %d", c.pairs))
 	}
+	if c.mode == "memory" && (c.repeats < 1 || c.settle <= 0) {
+		errs = append(errs, fmt.Errorf("-runs must be at least 1 and -settle positive, got %d and %s", c.repeats, c.settle))
+	}
 	if c.mode == "shards" && c.members < 2 {
 		errs = append(errs, fmt.Errorf("-replicas must be at least 2 (it is compared with 1), got %d", c.members))
 	}
@@ -92,8 +116,11 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 
 // runs are the runs of c's mode, in order.
 func (c config) runs() []runSpec {
-	if c.mode == "shards" {
+	switch c.mode {
+	case "shards":
 		return []runSpec{{ours, 1}, {ours, c.members}}
+	case "memory":
+		return slices.Repeat([]runSpec{{ours, 0}}, c.repeats)
 	}
 	var runs []runSpec
 	for i := range c.pairs {
@@ -142,10 +169,13 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 		fmt.Fprintf(out, "scalebench %s\n\nstarted %s, %d kwok nodes, %d cores, %s\n\n",
 			strings.Join(args, " "), began.Format(time.RFC3339), cfg.nodeCount(), runtime.NumCPU(), runtime.Version())
 		fmt.Fprint(out, renderRuns(results))
-		if cfg.mode == "pairs" {
+		switch cfg.mode {
+		case "pairs":
 			fmt.Fprint(out, "\n"+renderSummary(pairUp(results)))
-		} else {
+		case "shards":
 			fmt.Fprint(out, "\n"+renderShards(results))
+		case "memory":
+			fmt.Fprint(out, "\n"+renderMemory(results))
 		}
 	}
 	return errors.Join(errs...)

@@ -52,8 +52,8 @@ func TestParseFlagsRejectsBadInput(t *testing.T) {
 		args string
 		want []string // substrings of the error
 	}{
-		{"", []string{"the first argument must be pairs or shards"}},
-		{"-n 10", []string{"the first argument must be pairs or shards"}},
+		{"", []string{"the first argument must be pairs, shards or memory"}},
+		{"-n 10", []string{"the first argument must be pairs, shards or memory"}},
 		{"pairs -n 0 -r -1 -pairs 0", []string{"-n must be at least 1, got 0", "-r must be at least 1, got -1", "-pairs must be at least 1"}},
 		{"shards -replicas 1 -namespaces 0", []string{"-replicas must be at least 2", "-namespaces must be at least 1"}},
 		{"pairs -replicas 3", []string{"flag provided but not defined: -replicas"}},

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,8 +13,6 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/ctrlkit/ctrlkit/internal/childproc"
 )
@@ -54,7 +50,9 @@ type controllerProcess struct {
 }
 
 // servingLine is the manager's log line that gives its server's address.
-var servingLine = regexp.MustCompile(`"Serving".* server="[^"]*metrics server" addr="([^"]+)"`)
+// All endpoints share one address, so its name lists them: "health probe
+// and metrics and pprof server".
+var servingLine = regexp.MustCompile(`"Serving".* server="[^"]*metrics[^"]*server" addr="([^"]+)"`)
 
 // controllerGroup is a run's processes of our controller.
 type controllerGroup []*controllerProcess
@@ -68,8 +66,10 @@ func startControllers(ctx context.Context, bin, kubeconfig, dir string, members 
 		"--kubeconfig=" + kubeconfig, "--leader-elect=false",
 		fmt.Sprintf("--concurrent-deployment-syncs=%d", workers),
 		fmt.Sprintf("--kube-api-qps=%d", qps), fmt.Sprintf("--kube-api-burst=%d", burst),
-		// One server on a free port for /readyz and /metrics.
+		// One server on a free port for /readyz, /metrics and
+		// /debug/pprof/ (the memory mode's heap profiles).
 		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0",
+		"--pprof-bind-address=127.0.0.1:0",
 	}
 	if debounce > 0 {
 		args = append(args, "--debounce="+debounce.String())
@@ -226,30 +226,14 @@ func (p *controllerProcess) failure() error {
 var httpClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
 
 // get returns the body at url, or an error unless it answers 200.
-func get(ctx context.Context, url string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err == nil && resp.StatusCode != http.StatusOK {
-		err = fmt.Errorf("GET %s: %s: %.200s", url, resp.Status, strings.TrimSpace(string(body)))
-	}
-	return body, err
-}
+func get(ctx context.Context, url string) ([]byte, error) { return getWith(ctx, httpClient, url) }
 
 func (p *controllerProcess) metrics(ctx context.Context) (map[string]*dto.MetricFamily, error) {
 	body, err := get(ctx, p.url+"/metrics")
 	if err != nil {
 		return nil, err
 	}
-	parser := expfmt.NewTextParser(model.LegacyValidation)
-	return parser.TextToMetricFamilies(bytes.NewReader(body))
+	return parseMetrics(body)
 }
 
 // gauge is the value of a family's one gauge (one ring: one series), or 0.
