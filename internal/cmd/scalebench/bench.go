@@ -78,6 +78,10 @@ type result struct {
 	apiWrites, conflicts writes
 	// events is the number of event writes (see countEvents).
 	events int
+	// reconciles are ours' completed reconciles
+	// (controller_runtime_reconcile_total), -1 for upstream's, which
+	// exports no such count.
+	reconciles int
 	// members are what each replica of a ring reported at the end, in ID
 	// order.
 	members []memberReport
@@ -190,6 +194,12 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	res.conflicts = served.conflicts.filter(byDeploymentController)
 	if res.events, err = countEvents(ctx, client); err != nil {
 		return res, err
+	}
+	res.reconciles = -1
+	if spec.controller == ours {
+		if res.reconciles, err = procs.reconciles(ctx); err != nil {
+			return res, err
+		}
 	}
 	if spec.members > 0 {
 		// While every replica still runs: none has seen another leave.

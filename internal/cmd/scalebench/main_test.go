@@ -81,17 +81,17 @@ func TestRenderRuns(t *testing.T) {
 			rollout:   phaseResult{elapsed: 7 * time.Second, available: 20, total: 20},
 			apiWrites: writes{{"PUT", "deployments/status"}: 60, {"POST", "replicasets"}: 40},
 			conflicts: writes{{"PUT", "deployments/status"}: 4},
-			events:    140,
+			events:    140, reconciles: 95,
 		},
 		{
 			runSpec: runSpec{ours, 3}, deployments: 20, replicas: 3,
-			create: phaseResult{elapsed: 20 * time.Minute, available: 7, total: 20},
+			create: phaseResult{elapsed: 20 * time.Minute, available: 7, total: 20}, reconciles: -1,
 		},
 	}
-	want := `| # | run | N | R | create→available (s) | rollout→available (s) | Deployment controller writes | of which 409 | event writes | total writes |
-|---:|---|---:|---:|---:|---:|---|---|---:|---:|
-| 1 | ours | 20 | 3 | 2.3 | 7.0 | PUT deployments/status: 60<br>POST replicasets: 40 | PUT deployments/status: 4 | 140 | 240 |
-| 2 | ring of 3 | 20 | 3 | timed out after 1200 (7/20 available) | not run | none | none | 0 | 0 |
+	want := `| # | run | N | R | create→available (s) | rollout→available (s) | reconciles | Deployment controller writes | of which 409 | event writes | total writes |
+|---:|---|---:|---:|---:|---:|---:|---|---|---:|---:|
+| 1 | ours | 20 | 3 | 2.3 | 7.0 | 95 | PUT deployments/status: 60<br>POST replicasets: 40 | PUT deployments/status: 4 | 140 | 240 |
+| 2 | ring of 3 | 20 | 3 | timed out after 1200 (7/20 available) | not run | n/a | none | none | 0 | 0 |
 `
 	if diff := cmp.Diff(want, renderRuns(results)); diff != "" {
 		t.Errorf("renderRuns (-want +got):\n%s", diff)

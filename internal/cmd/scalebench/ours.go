@@ -195,6 +195,22 @@ func (g controllerGroup) reports(ctx context.Context) ([]memberReport, error) {
 	return out, nil
 }
 
+// reconciles sums the group's completed reconciles, whatever their
+// result.
+func (g controllerGroup) reconciles(ctx context.Context) (int, error) {
+	n := 0.0
+	for _, p := range g {
+		metrics, err := p.metrics(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", p.name, err)
+		}
+		for _, m := range metrics["controller_runtime_reconcile_total"].GetMetric() {
+			n += m.GetCounter().GetValue()
+		}
+	}
+	return int(n), nil
+}
+
 // stop stops every process at once, each as childproc's Shutdown does.
 func (g controllerGroup) stop() error {
 	errs := make(chan error, len(g))

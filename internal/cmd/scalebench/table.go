@@ -9,11 +9,15 @@ import (
 // run order.
 func renderRuns(results []result) string {
 	var b strings.Builder
-	b.WriteString("| # | run | N | R | create→available (s) | rollout→available (s) | Deployment controller writes | of which 409 | event writes | total writes |\n")
-	b.WriteString("|---:|---|---:|---:|---:|---:|---|---|---:|---:|\n")
+	b.WriteString("| # | run | N | R | create→available (s) | rollout→available (s) | reconciles | Deployment controller writes | of which 409 | event writes | total writes |\n")
+	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---|---|---:|---:|\n")
 	for i, r := range results {
-		fmt.Fprintf(&b, "| %d | %s | %d | %d | %s | %s | %s | %s | %d | %d |\n",
-			i+1, r.runSpec, r.deployments, r.replicas, r.create, r.rollout,
+		reconciles := "n/a"
+		if r.reconciles >= 0 {
+			reconciles = fmt.Sprint(r.reconciles)
+		}
+		fmt.Fprintf(&b, "| %d | %s | %d | %d | %s | %s | %s | %s | %s | %d | %d |\n",
+			i+1, r.runSpec, r.deployments, r.replicas, r.create, r.rollout, reconciles,
 			cell(r.apiWrites), cell(r.conflicts), r.events, r.totalWrites())
 	}
 	return b.String()
