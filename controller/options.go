@@ -142,7 +142,11 @@ type Options[K comparable] struct {
 	// events. The queue's own merging of a key already queued only
 	// collapses events that arrive before a worker takes the key; the
 	// debounce lets the burst end first. The cost is latency: each
-	// event's reconcile starts at least Debounce later.
+	// event's reconcile starts at least Debounce later. Measured on the
+	// Deployment controller at 1,000 Deployments × 3 (scalebench, one run
+	// each): 250 ms and 2 s saved about 5 % of reconciles and no
+	// measurable writes, since the queue already merges most of a burst;
+	// it pays where events come faster than a reconcile ends.
 	Debounce time.Duration
 
 	// DebounceMaxWait bounds how long Debounce holds back a key from the
