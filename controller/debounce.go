@@ -8,8 +8,6 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/handler"
 	"github.com/ctrlkit/ctrlkit/workqueue"
-
-	"github.com/ctrlkit/ctrlkit/internal/shrinkmap"
 )
 
 // debouncer sits between the event handlers and the queue (see
@@ -28,7 +26,7 @@ type debouncer[K comparable] struct {
 	quiet, maxWait time.Duration
 
 	mu      sync.Mutex
-	pending shrinkmap.Map[K, *burst] // see shrinkmap: a burst of keys grows it
+	pending map[K]*burst
 	stopped bool
 }
 
@@ -40,7 +38,7 @@ type burst struct {
 }
 
 func newDebouncer[K comparable](q handler.Queue[K], clk clock.WithDelayedExecution, quiet, maxWait time.Duration) *debouncer[K] {
-	return &debouncer[K]{queue: q, clock: clk, quiet: quiet, maxWait: maxWait}
+	return &debouncer[K]{queue: q, clock: clk, quiet: quiet, maxWait: maxWait, pending: make(map[K]*burst)}
 }
 
 // AddWithOpts records events for keys: the handlers call it.
@@ -56,12 +54,12 @@ func (d *debouncer[K]) AddWithOpts(o workqueue.AddOpts, keys ...K) {
 		return
 	}
 	for _, key := range keys {
-		if b, ok := d.pending.Get(key); ok {
+		if b, ok := d.pending[key]; ok {
 			b.last, b.priority = now, max(b.priority, o.Priority)
 			continue
 		}
 		b := &burst{first: now, last: now, priority: o.Priority}
-		d.pending.Set(key, b)
+		d.pending[key] = b
 		// The timer is not moved on each event: when it fires it looks at
 		// the last event, and sleeps again if the key is not due yet, so a
 		// stream of events costs one timer per quiet period.
@@ -72,7 +70,7 @@ func (d *debouncer[K]) AddWithOpts(o workqueue.AddOpts, keys ...K) {
 // fire adds key if its burst is over, or waits until it will be.
 func (d *debouncer[K]) fire(key K) {
 	d.mu.Lock()
-	b, ok := d.pending.Get(key)
+	b, ok := d.pending[key]
 	if !ok || d.stopped {
 		d.mu.Unlock()
 		return
@@ -87,7 +85,7 @@ func (d *debouncer[K]) fire(key K) {
 		d.mu.Unlock()
 		return
 	}
-	d.pending.Delete(key)
+	delete(d.pending, key)
 	d.mu.Unlock()
 	d.queue.AddWithOpts(workqueue.AddOpts{Priority: b.priority}, key)
 }
@@ -97,8 +95,8 @@ func (d *debouncer[K]) stop() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.stopped = true
-	for _, b := range d.pending.All() {
+	for key, b := range d.pending {
 		b.timer.Stop()
+		delete(d.pending, key)
 	}
-	d.pending.Clear()
 }

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
-
-	"github.com/ctrlkit/ctrlkit/internal/shrinkmap"
 )
 
 // hold keeps one key in flight, after its reconcile returned, until the
@@ -66,7 +64,7 @@ func (h *hold) finish(timedOut bool) {
 type holds struct {
 	mu     sync.Mutex
 	closed bool
-	active shrinkmap.Map[*hold, struct{}] // see shrinkmap: a burst of holds grows it
+	active map[*hold]struct{}
 }
 
 // add registers h, unless the controller is stopping.
@@ -76,13 +74,16 @@ func (s *holds) add(h *hold) bool {
 	if s.closed {
 		return false
 	}
-	s.active.Set(h, struct{}{})
+	if s.active == nil {
+		s.active = make(map[*hold]struct{})
+	}
+	s.active[h] = struct{}{}
 	return true
 }
 
 func (s *holds) remove(h *hold) {
 	s.mu.Lock()
-	s.active.Delete(h)
+	delete(s.active, h)
 	s.mu.Unlock()
 }
 
@@ -91,8 +92,8 @@ func (s *holds) remove(h *hold) {
 func (s *holds) releaseAll() {
 	s.mu.Lock()
 	s.closed = true
-	held := make([]*hold, 0, s.active.Len())
-	for h := range s.active.All() {
+	held := make([]*hold, 0, len(s.active))
+	for h := range s.active {
 		held = append(held, h)
 	}
 	s.mu.Unlock()

@@ -8,8 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/tools/cache"
-
-	"github.com/ctrlkit/ctrlkit/internal/shrinkmap"
 )
 
 // watchedProgress is a controller's progress trackers, one per watched
@@ -51,7 +49,7 @@ func (w *watchedProgress) track(informer cache.SharedInformer) *informerProgress
 	if w.byInformer == nil {
 		w.byInformer = make(map[cache.SharedInformer]*informerProgress)
 	}
-	p := &informerProgress{informer: informer}
+	p := &informerProgress{informer: informer, waiting: make(map[cache.ObjectName][]*wait)}
 	w.byInformer[informer] = p
 	return p
 }
@@ -73,7 +71,7 @@ type informerProgress struct {
 	pending  atomic.Int64
 
 	mu      sync.Mutex
-	waiting shrinkmap.Map[cache.ObjectName, []*wait] // see shrinkmap: a burst of writes grows it
+	waiting map[cache.ObjectName][]*wait
 }
 
 // wait is one recorded write that a hold waits for.
@@ -87,8 +85,7 @@ type wait struct {
 // the store already holds was delivered before add.
 func (p *informerProgress) add(w *wait) {
 	p.mu.Lock()
-	ws, _ := p.waiting.Get(w.want.name)
-	p.waiting.Set(w.want.name, append(ws, w))
+	p.waiting[w.want.name] = append(p.waiting[w.want.name], w)
 	p.pending.Add(1)
 	p.mu.Unlock()
 }
@@ -116,14 +113,14 @@ func (p *informerProgress) checkCache(w *wait) {
 func (p *informerProgress) resolve(w *wait) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ws, _ := p.waiting.Get(w.want.name)
+	ws := p.waiting[w.want.name]
 	for i, other := range ws {
 		if other == w {
 			ws = append(ws[:i], ws[i+1:]...)
 			if len(ws) == 0 {
-				p.waiting.Delete(w.want.name)
+				delete(p.waiting, w.want.name)
 			} else {
-				p.waiting.Set(w.want.name, ws)
+				p.waiting[w.want.name] = ws
 			}
 			p.pending.Add(-1)
 			return true
@@ -150,7 +147,7 @@ func (p *informerProgress) delivered(obj any, deleted bool) {
 	}
 	var observed []*wait
 	p.mu.Lock()
-	ws, _ := p.waiting.Get(name)
+	ws := p.waiting[name]
 	kept := ws[:0]
 	for _, w := range ws {
 		if w.want.metBy(obj, deleted) {
@@ -161,9 +158,9 @@ func (p *informerProgress) delivered(obj any, deleted bool) {
 	}
 	clear(ws[len(kept):])
 	if len(kept) == 0 {
-		p.waiting.Delete(name)
+		delete(p.waiting, name)
 	} else {
-		p.waiting.Set(name, kept)
+		p.waiting[name] = kept
 	}
 	p.pending.Add(-int64(len(observed)))
 	p.mu.Unlock()

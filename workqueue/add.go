@@ -54,7 +54,7 @@ func (q *Queue[T]) addLocked(key T, priority int32, d time.Duration) {
 	if q.metrics != nil {
 		q.metrics.retries.Inc()
 	}
-	if it, ok := q.items.Get(key); ok && it.state != itemInFlight {
+	if it, ok := q.items[key]; ok && it.state != itemInFlight {
 		q.addReadyLocked(key, priority) // ready sooner already: only the priority may rise
 		return
 	}
@@ -72,10 +72,10 @@ func (q *Queue[T]) addReadyLocked(key T, priority int32) {
 	if p, ok := q.waiting.take(key); ok {
 		priority = max(priority, p)
 	}
-	it, ok := q.items.Get(key)
+	it, ok := q.items[key]
 	if !ok {
 		it = &item[T]{key: key, priority: priority}
-		q.items.Set(key, it)
+		q.items[key] = it
 	}
 	switch {
 	case !ok:

@@ -15,19 +15,19 @@ func (q *Queue[T]) checkInvariants() error {
 	r := &q.ready
 
 	inFlight, ready := 0, 0
-	for key, it := range q.items.All() {
+	for key, it := range q.items {
 		if it.key != key {
 			return fmt.Errorf("item of %v holds key %v", key, it.key)
 		}
 		switch it.state {
 		case itemReady:
 			ready++
-			if _, ok := q.waiting.byKey.Get(key); ok {
+			if _, ok := q.waiting.byKey[key]; ok {
 				return fmt.Errorf("%v is ready and waiting", key)
 			}
 		case itemRequeued:
 			inFlight++
-			if _, ok := q.waiting.byKey.Get(key); ok {
+			if _, ok := q.waiting.byKey[key]; ok {
 				return fmt.Errorf("%v is requeued and waiting", key)
 			}
 		case itemInFlight:
@@ -39,11 +39,11 @@ func (q *Queue[T]) checkInvariants() error {
 	}
 
 	h := &q.waiting
-	if len(h.items) != h.byKey.Len() {
-		return fmt.Errorf("heap holds %d items, index %d", len(h.items), h.byKey.Len())
+	if len(h.items) != len(h.byKey) {
+		return fmt.Errorf("heap holds %d items, index %d", len(h.items), len(h.byKey))
 	}
 	for i, w := range h.items {
-		if byKey, _ := h.byKey.Get(w.key); int(w.index) != i || byKey != w {
+		if int(w.index) != i || h.byKey[w.key] != w {
 			return fmt.Errorf("heap item %d (%v) says index %d", i, w.key, w.index)
 		}
 		if p := (i - 1) / 2; i > 0 && h.items[p].at > w.at {
@@ -73,7 +73,7 @@ func (q *Queue[T]) checkInvariants() error {
 				if it.state != itemReady || it.priority != lv.priority || it.prev != prev || (r.laneOf != nil && r.laneOf(it.key) != l.name) {
 					return fmt.Errorf("item %v misplaced in lane %q of level %d", it.key, l.name, lv.priority)
 				}
-				if byKey, _ := q.items.Get(it.key); byKey != it {
+				if q.items[it.key] != it {
 					return fmt.Errorf("linked item %v is not the key's item", it.key)
 				}
 				inLevel++

@@ -1,7 +1,5 @@
 package workqueue
 
-import "github.com/ctrlkit/ctrlkit/internal/shrinkmap"
-
 // queueMetrics feeds a MetricsProvider, with the Queue's mutex held, which
 // also guards its own fields.
 type queueMetrics[T comparable] struct {
@@ -15,7 +13,7 @@ type queueMetrics[T comparable] struct {
 	dropped      CounterMetric
 
 	// started holds the hand-out time of each key in flight.
-	started            shrinkmap.Map[T, int64]
+	started            map[T]int64
 	nextUnfinishedTime int64
 }
 
@@ -36,6 +34,7 @@ func newQueueMetrics[T comparable](p MetricsProvider, name string) *queueMetrics
 		longest:      p.NewLongestRunningProcessorSecondsMetric(name),
 		retries:      p.NewRetriesMetric(name),
 		dropped:      noopMetric{},
+		started:      make(map[T]int64),
 	}
 	if dp, ok := p.(DroppedMetricsProvider); ok {
 		m.dropped = dp.NewDroppedMetric(name)
@@ -55,16 +54,16 @@ func (m *queueMetrics[T]) added() {
 func (m *queueMetrics[T]) handedOut(key T, now, wait int64) {
 	m.depth.Dec()
 	m.latency.Observe(seconds(wait))
-	m.started.Set(key, now)
+	m.started[key] = now
 }
 
 // done records the end of key's work at now.
 func (m *queueMetrics[T]) done(key T, now int64) {
-	if start, ok := m.started.Get(key); ok {
+	if start, ok := m.started[key]; ok {
 		m.workDuration.Observe(seconds(now - start))
-		m.started.Delete(key)
+		delete(m.started, key)
 	}
-	if m.started.Len() == 0 {
+	if len(m.started) == 0 {
 		// Nothing in flight: the timer stops refreshing, so zero now.
 		m.unfinished.Set(0)
 		m.longest.Set(0)
@@ -78,7 +77,7 @@ func (m *queueMetrics[T]) refreshUnfinished(now int64) int64 {
 		return m.nextUnfinishedTime
 	}
 	var total, longest int64
-	for _, start := range m.started.All() {
+	for _, start := range m.started {
 		age := now - start
 		total += age
 		longest = max(longest, age)

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-
-	"github.com/ctrlkit/ctrlkit/internal/shrinkmap"
 	clientgoworkqueue "k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 )
@@ -40,10 +38,7 @@ type Queue[T comparable] struct {
 	keyReady sync.Cond // Get waits here for a ready key
 	idle     sync.Cond // ShutDownWithDrain waits here for inFlight == 0
 
-	// items, waiting's index and the metrics' in-flight times are
-	// shrinkmap.Maps: a burst of keys grows them, and a plain map would
-	// keep the burst's table for the life of the queue.
-	items    shrinkmap.Map[T, *item[T]]
+	items    map[T]*item[T]
 	ready    readyQueue[T]
 	waiting  waitHeap[T]
 	inFlight int
@@ -72,7 +67,9 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 		limiter = defaultControllerRateLimiter[T](clk)
 	}
 	q := &Queue[T]{
+		items:      make(map[T]*item[T]),
 		ready:      newReadyQueue(opts.Lane, opts.StarvationLimit),
+		waiting:    waitHeap[T]{byKey: make(map[T]*waitItem[T])},
 		clock:      clk,
 		epoch:      clk.Now(),
 		limiter:    limiter,
@@ -138,7 +135,7 @@ func (q *Queue[T]) GetWithWait() (key T, priority int, waited time.Duration, shu
 func (q *Queue[T]) Done(key T) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	it, ok := q.items.Get(key)
+	it, ok := q.items[key]
 	if !ok || it.state == itemReady {
 		return
 	}
@@ -146,7 +143,7 @@ func (q *Queue[T]) Done(key T) {
 		q.ready.push(it)
 		q.keyReady.Signal()
 	} else {
-		q.items.Delete(key)
+		delete(q.items, key)
 	}
 	q.inFlight--
 	if q.metrics != nil {

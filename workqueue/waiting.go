@@ -1,15 +1,6 @@
 package workqueue
 
-import (
-	"container/heap"
-	"slices"
-
-	"github.com/ctrlkit/ctrlkit/internal/shrinkmap"
-)
-
-// shrinkSliceMin is the capacity below which the heap's slice is not
-// reallocated when it empties.
-const shrinkSliceMin = 256
+import "container/heap"
 
 // waitItem is one delayed key: 32 bytes beside its map entry, so that a
 // queue of delayed keys stays small.
@@ -24,7 +15,7 @@ type waitItem[T comparable] struct {
 // index by key. The Queue's mutex guards it.
 type waitHeap[T comparable] struct {
 	items []*waitItem[T]
-	byKey shrinkmap.Map[T, *waitItem[T]]
+	byKey map[T]*waitItem[T]
 }
 
 func (h *waitHeap[T]) Len() int           { return len(h.items) }
@@ -43,18 +34,13 @@ func (h *waitHeap[T]) Pop() any {
 	w := h.items[last]
 	h.items[last] = nil // do not keep the key reachable
 	h.items = h.items[:last]
-	// As for the maps (see shrinkmap): a burst of delayed keys leaves
-	// the slice at its peak capacity.
-	if cap(h.items) >= shrinkSliceMin && len(h.items) <= cap(h.items)/4 {
-		h.items = slices.Clone(h.items)
-	}
 	return w
 }
 
 // add delays key until at, or moves it earlier if it waits already; the
 // higher priority is kept.
 func (h *waitHeap[T]) add(key T, priority int32, at int64) {
-	if w, ok := h.byKey.Get(key); ok {
+	if w, ok := h.byKey[key]; ok {
 		w.priority = max(w.priority, priority)
 		if at < w.at {
 			w.at = at
@@ -64,17 +50,17 @@ func (h *waitHeap[T]) add(key T, priority int32, at int64) {
 	}
 	w := &waitItem[T]{key: key, at: at, priority: priority}
 	heap.Push(h, w)
-	h.byKey.Set(key, w)
+	h.byKey[key] = w
 }
 
 // take removes key if it waits, returning its priority.
 func (h *waitHeap[T]) take(key T) (priority int32, ok bool) {
-	w, ok := h.byKey.Get(key)
+	w, ok := h.byKey[key]
 	if !ok {
 		return 0, false
 	}
 	heap.Remove(h, int(w.index))
-	h.byKey.Delete(key)
+	delete(h.byKey, key)
 	return w.priority, true
 }
 
@@ -87,12 +73,12 @@ func (h *waitHeap[T]) popDue(now int64) (w *waitItem[T], ok bool) {
 		return nil, false
 	}
 	w = heap.Pop(h).(*waitItem[T])
-	h.byKey.Delete(w.key)
+	delete(h.byKey, w.key)
 	return w, true
 }
 
 // clear discards every delayed key.
 func (h *waitHeap[T]) clear() {
 	h.items = nil
-	h.byKey.Clear()
+	clear(h.byKey)
 }
