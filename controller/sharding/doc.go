@@ -178,7 +178,10 @@
 // A member admits a key only once every informer registered by Informer
 // has listed the key's range and delivered that list to its cache (per
 // informer: the Deployment informer's relist does not stand for the
-// ReplicaSet informer's). This composes with the handover as a second,
+// ReplicaSet informer's), with a list that began after the member began
+// serving the range: a consistent read, which holds what the old owner
+// wrote before it let go. So a gained range is listed once, after the
+// handover; a range lost is dropped from the caches at once. This composes with the handover as a second,
 // local condition on Acquire: the handover decides when a range may be
 // served (no other member holds it), the caches when its keys may be
 // reconciled (this member sees them whole); a gained key is Pending until

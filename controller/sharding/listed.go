@@ -7,17 +7,20 @@ import (
 )
 
 // listedCache is what the ring knows of one informer's cache, registered
-// by Informer: the part of the target it is known to hold. A member
-// admits a key only once every registered cache holds the key's range, so
-// that a gained key is not reconciled on half a cache (its Deployment
-// cached, its ReplicaSets not yet).
+// by Informer: the part of the target it is known to hold up to date. A
+// member admits a key only once every registered cache holds the key's
+// range, so that a gained key is not reconciled on half a cache (its
+// Deployment cached, its ReplicaSets not yet) nor on a stale one (without
+// what the old owner wrote before it let go).
 //
-// Invariants, under the ring's mu: listed ⊆ the range of the last list;
-// pending holds the keys of that list's objects in its gained part (not
-// in listed before it) that the informer has not notified yet; when
-// pending empties, listed becomes pendingTarget. Notifications come after
-// the informer's indexer has the object, so the indexer then holds every
-// object the list returned in the gained part.
+// Invariants, under the ring's mu: listed ⊆ the ring's target, and
+// listed ⊆ the serving range as of the last extension, except for what a
+// list started after that extension added; pending holds the keys of the
+// last list's objects in its gained part (not in listed before it) that
+// the informer has not notified yet, and when pending empties, listed
+// becomes pendingTarget. Notifications come after the informer's indexer
+// has the object, so the indexer then holds every object the list
+// returned in the gained part.
 type listedCache struct {
 	listed        Ranges
 	pendingTarget Ranges
@@ -34,12 +37,20 @@ func (r *Ring) addCache() *listedCache {
 }
 
 // listing records that c's informer listed target and got items (already
-// restricted to target), before the informer sees them. What it listed
-// before and outside target is no longer known to be held.
-func (r *Ring) listing(c *listedCache, target Ranges, items []runtime.Object) {
+// restricted to target), before the informer sees them; began is the
+// channel Target returned when the list began. If it has closed since
+// (the target lost ranges, or the member began serving ranges gained
+// after this list), the list adds nothing: the informer lists again.
+func (r *Ring) listing(c *listedCache, target Ranges, began <-chan struct{}, items []runtime.Object) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c.listed = c.listed.Intersect(target)
+	c.pending = nil
+	select {
+	case <-began:
+		return
+	default:
+	}
 	c.pending = map[string]struct{}{}
 	for _, item := range items {
 		h, err := ObjectHash(item)
@@ -71,6 +82,16 @@ func (r *Ring) notified(c *listedCache, obj any) {
 	delete(c.pending, key)
 	if len(c.pending) == 0 {
 		c.listed, c.pending = c.pendingTarget, nil
+	}
+}
+
+// forgetLocked makes every cache forget what it listed outside keep, and
+// drops the lists still being delivered: what they would add is listed
+// again.
+func (r *Ring) forgetLocked(keep Ranges) {
+	for _, c := range r.caches {
+		c.listed = c.listed.Intersect(keep)
+		c.pending, c.pendingTarget = nil, nil
 	}
 }
 

@@ -3,16 +3,20 @@ package sharding_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 )
@@ -117,4 +121,156 @@ func (l heldLister) List(ctx context.Context, opts metav1.ListOptions) (*appsv1.
 		}
 	}
 	return l.ReplicaSetInterface.List(ctx, opts)
+}
+
+// A member that gains a range lists it once the old owner has let go, so
+// that what the old owner wrote while it drained is in the gained key's
+// caches when the key is admitted, however late the watch brings it: here
+// a's ReplicaSet watch holds every event back from the moment b, still
+// reconciling a key it is losing, creates a ReplicaSet.
+func TestGainedKeysSeeTheOldOwnersLastWrites(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset()
+		var mu sync.Mutex
+		var keys []sharding.Key
+		for i := range 6 {
+			keys = append(keys, sharding.Key{Hash: sharding.KeyHash(fmt.Sprintf("team-%d", i), ""), Weight: 1})
+		}
+		member := func(id string) *sharding.Ring {
+			r, err := sharding.New(sharding.Options{
+				Client: client, Namespace: "kube-system", Name: "test", ID: id,
+				LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond,
+				Logger: quiet,
+				Keys: func() ([]sharding.Key, bool) {
+					mu.Lock()
+					defer mu.Unlock()
+					return slices.Clone(keys), true
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		a, b := member("a"), member("b")
+		var hold atomic.Bool
+		release := make(chan struct{})
+		ctx, stop := context.WithCancel(t.Context())
+		var wg sync.WaitGroup
+		wg.Go(func() { _ = a.Run(ctx) })
+		wg.Go(func() { _ = b.Run(ctx) })
+		factory := informers.NewSharedInformerFactory(client, 0)
+		defer func() {
+			close(release)
+			stop()
+			factory.Shutdown()
+			wg.Wait()
+		}()
+		replicaSets := sharding.Informer(factory, &appsv1.ReplicaSet{},
+			laggingWatches{sharding.FromClient[*appsv1.ReplicaSetList](client.AppsV1().ReplicaSets("")), &hold, release}, a, sharding.Namespaced)
+		factory.Start(ctx.Done())
+
+		waitFor(t, "a and b to serve their shares", func() bool {
+			target, _ := a.Target()
+			return !target.Empty() && a.Serving().Equal(target) && !b.Serving().Empty()
+		})
+		// b's reconciles of its keys are under way; its keys (three of the
+		// six) grow three times heavier, so that the coordinator moves one
+		// of them to a, which balances the ring (6 and 6) in one step.
+		var inFlight []func()
+		bServed := b.Serving()
+		mu.Lock()
+		for i, k := range keys {
+			if done, adm := b.Acquire(k.Hash); adm == sharding.Admitted {
+				inFlight = append(inFlight, done)
+				keys[i].Weight = 3
+			}
+		}
+		mu.Unlock()
+		var gained string
+		waitFor(t, "a to adopt an assignment that gives it one of b's keys", func() bool {
+			target, _ := a.Target()
+			for i := range 6 {
+				ns := fmt.Sprintf("team-%d", i)
+				if h := sharding.KeyHash(ns, ""); target.Contains(h) && bServed.Contains(h) {
+					gained = ns
+					return true
+				}
+			}
+			return false
+		})
+		if _, adm := a.Acquire(sharding.KeyHash(gained, "")); adm != sharding.Pending {
+			t.Fatalf("a's gained key %s is %v while b still reconciles it, want pending", gained, adm)
+		}
+
+		// b's reconciles take a while (a's informers may relist meanwhile);
+		// then one writes, a's watch lags, and b lets go.
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		hold.Store(true)
+		rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: gained, Name: "web-5d4f8b7c9"}}
+		if _, err := client.AppsV1().ReplicaSets(gained).Create(ctx, rs, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, done := range inFlight {
+			done()
+		}
+		waitFor(t, "a to admit the gained key", func() bool {
+			done, adm := a.Acquire(sharding.KeyHash(gained, ""))
+			if adm == sharding.Admitted {
+				done()
+			}
+			return adm == sharding.Admitted
+		})
+		if _, cached, _ := replicaSets.GetStore().GetByKey(gained + "/" + rs.Name); !cached {
+			t.Errorf("a admitted %s without the ReplicaSet b created before it let go", gained)
+		}
+	})
+}
+
+// laggingWatches is a ListerWatcher whose watches hold every event back
+// from the moment hold is set until release is closed.
+type laggingWatches struct {
+	cache.ListerWatcherWithContext
+	hold    *atomic.Bool
+	release <-chan struct{}
+}
+
+func (l laggingWatches) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := l.ListerWatcherWithContext.WatchWithContext(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	lw := &laggingWatch{inner: w, out: make(chan watch.Event), stop: make(chan struct{})}
+	go lw.run(l.hold, l.release)
+	return lw, nil
+}
+
+type laggingWatch struct {
+	inner watch.Interface
+	out   chan watch.Event
+	stop  chan struct{}
+	once  sync.Once
+}
+
+func (w *laggingWatch) ResultChan() <-chan watch.Event { return w.out }
+
+func (w *laggingWatch) Stop() { w.once.Do(func() { close(w.stop); w.inner.Stop() }) }
+
+func (w *laggingWatch) run(hold *atomic.Bool, release <-chan struct{}) {
+	defer close(w.out)
+	for ev := range w.inner.ResultChan() {
+		if hold.Load() {
+			select {
+			case <-release:
+			case <-w.stop:
+				return
+			}
+		}
+		select {
+		case w.out <- ev:
+		case <-w.stop:
+			return
+		}
+	}
 }

@@ -31,9 +31,10 @@ const (
 // (for Namespaced resources) and keeps, on the client side, only the
 // objects in the target, so that the cache holds only the range whether
 // or not the API server honoured the selector (a list it honoured carries
-// ListMeta.ShardInfo). A list waits until the ring has a target. When the
-// target changes, the watch ends with "resource version expired", so that
-// the reflector lists the new range and its store drops what was lost.
+// ListMeta.ShardInfo). A list waits until the ring has a target, and is a
+// consistent read. When the informers must list again (see Ring.Target),
+// the watch ends with "resource version expired", so that the reflector
+// lists the new range and its store drops what was lost.
 //
 // The result does not support client-go's streaming lists (WatchList): the
 // reflector lists and then watches, so that every list is checked.
@@ -70,6 +71,11 @@ func (s *shardedListWatch) ListWithContext(ctx context.Context, opts metav1.List
 		return nil, err
 	}
 	s.restrict(&opts, target)
+	// A consistent read, whatever the reflector asked for: the ring
+	// admits a gained range's keys on this list, which must hold what the
+	// old owner wrote before it let go ("0" or a resourceVersion may be
+	// answered from an API server's cache that has not seen it yet).
+	opts.ResourceVersion, opts.ResourceVersionMatch = "", ""
 	list, err := s.lw.ListWithContext(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -78,7 +84,7 @@ func (s *shardedListWatch) ListWithContext(ctx context.Context, opts metav1.List
 		return nil, err
 	}
 	if s.cache != nil {
-		s.ring.listing(s.cache, target, listItems(list))
+		s.ring.listing(s.cache, target, changed, listItems(list))
 	}
 	s.mu.Lock()
 	s.last, s.lastChanged = target, changed

@@ -91,7 +91,7 @@ type Ring struct {
 	published        string        // acked as of the last successful write
 	publishedServing Ranges        // serving as of the last successful write
 	publishedAssign  string        // the assignment published as coordinator, "" if none
-	changed          chan struct{} // closed when target changes
+	changed          chan struct{} // closed when informers must list again (Target)
 	targetSince      time.Time
 	gainPending      bool
 	drainSince       time.Time // zero: nothing lost waiting to drain
@@ -159,9 +159,10 @@ func (r *Ring) Assignment() Assignment {
 }
 
 // Target is this member's ranges in the assignment it has adopted, and a
-// channel closed when they change. Informers list and watch the target
-// (see ListWatch). It is empty until the member has adopted an assignment
-// that gives it keys.
+// channel closed when informers must list again: the target lost ranges,
+// or the member began serving ranges it gained. Informers list and watch
+// the target (see ListWatch). It is empty until the member has adopted an
+// assignment that gives it keys.
 func (r *Ring) Target() (Ranges, <-chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -435,6 +436,11 @@ func (r *Ring) decide(peers []peer, now time.Time) {
 
 	id := r.assignment.ID()
 	if id != "" && !fenced && !r.leaving && r.published == id && !r.serving.Equal(r.target) && allDrainedFor(peers, id) {
+		// The caches listed the gained ranges before the old owners let
+		// go, so they may lack the old owners' last writes: those ranges
+		// count as listed only after a list that begins now.
+		r.forgetLocked(r.serving)
+		r.relistLocked()
 		r.serving = r.target
 		if r.gainPending {
 			r.gainPending = false
@@ -472,20 +478,24 @@ func (r *Ring) setAssignmentLocked(a Assignment, now time.Time) {
 		}
 	}
 	r.metrics.keysOwned.Set(float64(len(r.owned)))
-	// A cache keeps what it listed outside the new target only until its
-	// watch restarts; a range lost now and regained later must be listed
-	// again before its keys are admitted.
-	for _, c := range r.caches {
-		c.listed = c.listed.Intersect(r.target)
-	}
+	r.forgetLocked(r.target)
 	r.targetSince = now
 	r.gainPending = !r.target.Intersect(old).Equal(r.target)
 	if !r.drainedLocked() && r.drainSince.IsZero() {
 		r.drainSince = now
 	}
+	if !old.Intersect(r.target).Equal(old) {
+		// The caches drop what was lost. What was gained is listed when
+		// the member begins serving it.
+		r.relistLocked()
+	}
+	r.log.Info("Ranges changed", "members", []string(r.view), "ranges", r.target)
+}
+
+// relistLocked makes every informer list its target again.
+func (r *Ring) relistLocked() {
 	close(r.changed)
 	r.changed = make(chan struct{})
-	r.log.Info("Ranges changed", "members", []string(r.view), "ranges", r.target)
 }
 
 func allDrainedFor(peers []peer, vs string) bool {
