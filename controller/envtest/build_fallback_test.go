@@ -117,7 +117,7 @@ func TestBuildFallbackBuildsIntoTheCache(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(b.StagesDir(), "volume")); err == nil {
 		t.Error("stages holds a stage set envtest does not use")
 	}
-	if _, err := kwokConfig(b.StagesDir(), 0, 0); err != nil {
+	if _, err := kwokConfig(b.StagesDir(), podReadiness{}); err != nil {
 		t.Errorf("the stages copied from the kwok module: %v", err)
 	}
 	if st, _ := os.ReadDir(filepath.Join(b.StagesDir(), "pod", "fast")); len(st) != 1 {

@@ -238,7 +238,7 @@ func TestDownloadGood(t *testing.T) {
 	if got := b.StagesDir(); got != filepath.Join(kd, "stages") {
 		t.Errorf("StagesDir = %s, want kwok's release stages in %s", got, kd)
 	}
-	if _, err := kwokConfig(b.StagesDir(), 0, 0); err != nil {
+	if _, err := kwokConfig(b.StagesDir(), podReadiness{}); err != nil {
 		t.Errorf("the downloaded stages do not make a kwok configuration: %v", err)
 	}
 	for _, dir := range []string{dl, kd} {
@@ -451,7 +451,7 @@ func TestConcurrentKwokDownloads(t *testing.T) {
 	if left := leftovers(t, dir); len(left) > 0 {
 		t.Errorf("temporary files left in %s: %v", dir, left)
 	}
-	if _, err := kwokConfig(filepath.Join(dir, "stages"), 0, 0); err != nil || !fileExists(filepath.Join(dir, "kwok")) {
+	if _, err := kwokConfig(filepath.Join(dir, "stages"), podReadiness{}); err != nil || !fileExists(filepath.Join(dir, "kwok")) {
 		t.Errorf("kwok there: %v; stages: %v", fileExists(filepath.Join(dir, "kwok")), err)
 	}
 }

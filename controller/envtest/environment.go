@@ -174,7 +174,8 @@ func (env *Environment) startNodeComponents(ctx context.Context, opts Options) e
 	}
 	kcmPort, schedPort := ports[0], ports[1]
 	env.kcmPort = kcmPort
-	kwokConf, err := kwokConfig(env.bins.StagesDir(), opts.PodReadyDelay, opts.PodReadyJitter)
+	kwokConf, err := kwokConfig(env.bins.StagesDir(), podReadiness{
+		Delay: opts.PodReadyDelay, Jitter: opts.PodReadyJitter, Unpullable: opts.UnpullableImages})
 	if err != nil {
 		return fmt.Errorf("kwok stages: %w", err)
 	}

@@ -78,6 +78,14 @@ type Options struct {
 	PodReadyDelay  time.Duration
 	PodReadyJitter time.Duration
 
+	// UnpullableImages lists container images that no registry serves
+	// (Full mode): a pod with a container running one of them is scheduled
+	// but stays Pending and never becomes Ready, as a kubelet that fails to
+	// pull it would leave it. Kubernetes' e2e specs use such an image
+	// ("webserver:404") to stall a rollout; kwok, which pulls nothing,
+	// would otherwise make the pod Ready.
+	UnpullableImages []string
+
 	// KCMQPS is kube-controller-manager's client rate limit (its burst is
 	// twice that). Zero means 200; kcm's own default of 20 makes every
 	// rollout slow.

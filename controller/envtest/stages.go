@@ -26,12 +26,20 @@ const StuckLabel = "stuck"
 // Ready; kwokConfig adapts it.
 const podReadyStage = "pod-ready"
 
+// podReadiness says which scheduled pods kwok marks Running and Ready, and
+// when: after Delay plus up to Jitter more, except pods labelled StuckLabel
+// and pods with a container whose image is in Unpullable, which stay
+// Pending as a kubelet that cannot pull the image would leave them.
+type podReadiness struct {
+	Delay, Jitter time.Duration
+	Unpullable    []string
+}
+
 // kwokConfig returns kwok's configuration: the stages in the YAML files of
 // stagesDir (one per file, as the kwok module has them, or several, as
 // kwok's release publishes them in stage-fast.yaml), with the pod-ready
-// stage changed to skip pods labelled StuckLabel and to wait delay (plus up
-// to jitter more) before marking a pod Ready.
-func kwokConfig(stagesDir string, delay, jitter time.Duration) ([]byte, error) {
+// stage adapted to ready.
+func kwokConfig(stagesDir string, ready podReadiness) ([]byte, error) {
 	// WalkDir does not follow links, and an assets directory's stages
 	// folder may be one.
 	root, err := filepath.EvalSymlinks(stagesDir)
@@ -66,7 +74,7 @@ func kwokConfig(stagesDir string, delay, jitter time.Duration) ([]byte, error) {
 				return nil, fmt.Errorf("%s: %w", f, err)
 			}
 			if name, _ := mapAt(stage, "metadata")["name"].(string); name == podReadyStage {
-				if err := adaptPodReady(stage, delay, jitter); err != nil {
+				if err := adaptPodReady(stage, ready); err != nil {
 					return nil, fmt.Errorf("%s: %w", f, err)
 				}
 				foundReady = true
@@ -121,18 +129,34 @@ func blank(doc []byte) bool {
 	return true
 }
 
-// adaptPodReady excludes stuck pods from the pod-ready stage and sets its delay.
-func adaptPodReady(stage map[string]any, delay, jitter time.Duration) error {
+// adaptPodReady excludes stuck pods and pods with unpullable images from the
+// pod-ready stage and sets its delay.
+func adaptPodReady(stage map[string]any, ready podReadiness) error {
 	spec := mapAt(stage, "spec")
 	selector := mapAt(spec, "selector")
 	if spec == nil || selector == nil {
 		return fmt.Errorf("stage %q has no spec.selector", podReadyStage)
 	}
 	exprs, _ := selector["matchExpressions"].([]any)
-	selector["matchExpressions"] = append(exprs, map[string]any{
+	exprs = append(exprs, map[string]any{
 		"key":      ".metadata.labels." + StuckLabel,
 		"operator": "DoesNotExist",
 	})
+	if len(ready.Unpullable) > 0 {
+		// kwok's NotIn fails when any value the query yields, here any
+		// container's image, is in the list.
+		images := make([]any, len(ready.Unpullable))
+		for i, image := range ready.Unpullable {
+			images[i] = image
+		}
+		exprs = append(exprs, map[string]any{
+			"key":      ".spec.containers[].image",
+			"operator": "NotIn",
+			"values":   images,
+		})
+	}
+	selector["matchExpressions"] = exprs
+	delay, jitter := ready.Delay, ready.Jitter
 	if delay > 0 || jitter > 0 {
 		// kwok picks a delay between durationMilliseconds and
 		// jitterDurationMilliseconds.

@@ -82,7 +82,7 @@ func TestKwokConfigExcludesStuckPodsAndSetsDelay(t *testing.T) {
 		"node/fast/node-initialize.yaml": testNodeInit,
 		"pod/fast/pod-ready.yaml":        testPodReady,
 	})
-	config, err := kwokConfig(dir, 1500*time.Millisecond, 500*time.Millisecond)
+	config, err := kwokConfig(dir, podReadiness{Delay: 1500 * time.Millisecond, Jitter: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,9 +107,23 @@ func TestKwokConfigExcludesStuckPodsAndSetsDelay(t *testing.T) {
 	}
 }
 
+func TestKwokConfigExcludesPodsWithUnpullableImages(t *testing.T) {
+	dir := writeStages(t, map[string]string{"pod/fast/pod-ready.yaml": testPodReady})
+	config, err := kwokConfig(dir, podReadiness{Unpullable: []string{"webserver:404", "registry.invalid/app:1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exprs, _ := mapAt(mapAt(stagesByName(t, config)["pod-ready"], "spec"), "selector")["matchExpressions"].([]any)
+	want := map[string]any{"key": ".spec.containers[].image", "operator": "NotIn",
+		"values": []any{"webserver:404", "registry.invalid/app:1"}}
+	if len(exprs) == 0 || !cmp.Equal(exprs[len(exprs)-1], want) {
+		t.Errorf("pod-ready matchExpressions = %v, want the last %v", exprs, want)
+	}
+}
+
 func TestKwokConfigWithoutDelayLeavesDelayUnset(t *testing.T) {
 	dir := writeStages(t, map[string]string{"pod/fast/pod-ready.yaml": testPodReady})
-	config, err := kwokConfig(dir, 0, 0)
+	config, err := kwokConfig(dir, podReadiness{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +140,7 @@ func TestKwokConfigErrors(t *testing.T) {
 	}
 	for name, files := range tests {
 		t.Run(name, func(t *testing.T) {
-			if _, err := kwokConfig(writeStages(t, files), 0, 0); err == nil {
+			if _, err := kwokConfig(writeStages(t, files), podReadiness{}); err == nil {
 				t.Error("kwokConfig succeeded, want an error")
 			}
 		})
@@ -139,7 +153,7 @@ func TestKwokConfigReadsSeveralStagesOfOneFile(t *testing.T) {
 	dir := writeStages(t, map[string]string{
 		"stage-fast.yaml": "---\n# from kustomize build\n---\n" + testNodeInit + "---\n" + testPodReady,
 	})
-	config, err := kwokConfig(dir, 0, 0)
+	config, err := kwokConfig(dir, podReadiness{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +171,7 @@ func TestKwokConfigFollowsLinkedStagesFolder(t *testing.T) {
 	if err := os.Symlink(dir, link); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
 	}
-	config, err := kwokConfig(link, 0, 0)
+	config, err := kwokConfig(link, podReadiness{})
 	if err != nil {
 		t.Fatal(err)
 	}

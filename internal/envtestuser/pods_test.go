@@ -16,17 +16,37 @@ import (
 
 // In Full mode a Deployment runs as in a cluster: kcm's deployment and
 // replicaset controllers make its pods, the scheduler binds them to kwok
-// nodes and kwok makes them Ready.
+// nodes and kwok makes them Ready. A pod whose image is listed in
+// UnpullableImages is scheduled but stays Pending.
 func TestDeploymentPodsBecomeReady(t *testing.T) {
 	t.Parallel()
+	const unpullable = "webserver:404"
 	full := envtest.StartForTest(t, envtest.Options{
 		Mode:        envtest.Full,
 		Controllers: []string{"deployment", "replicaset"},
 		// Every component takes the gates: AllAlpha=false is valid everywhere.
-		FeatureGates: map[string]bool{"AllAlpha": false},
+		FeatureGates:     map[string]bool{"AllAlpha": false},
+		UnpullableImages: []string{unpullable},
 	})
 	client := full.Client()
 	ns := full.Namespace(t)
+
+	// The unpullable pod is bound before the Deployment exists: by the time
+	// the Deployment's pods are Ready, kwok would have made it Ready too.
+	stalled := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "stalled"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{
+			{Name: "sidecar", Image: "nginx:1"}, {Name: "web", Image: unpullable}}},
+	}
+	if _, err := client.CoreV1().Pods(ns).Create(t.Context(), stalled, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		p, err := client.CoreV1().Pods(ns).Get(ctx, stalled.Name, metav1.GetOptions{})
+		return err == nil && p.Spec.NodeName != "", err
+	}); err != nil {
+		t.Fatalf("the pod with an unpullable image was not scheduled: %v", err)
+	}
 
 	labels := map[string]string{"app": "web"}
 	replicas := int32(2)
@@ -46,7 +66,7 @@ func TestDeploymentPodsBecomeReady(t *testing.T) {
 	}
 	var last error
 	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
 		if err != nil {
 			return false, err
 		}
@@ -62,6 +82,13 @@ func TestDeploymentPodsBecomeReady(t *testing.T) {
 		return err == nil && got.Status.ReadyReplicas == replicas, err
 	}); err != nil {
 		t.Errorf("Deployment status: not %d ready replicas: %v", replicas, err)
+	}
+	p, err := client.CoreV1().Pods(ns).Get(t.Context(), stalled.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := readyPods([]corev1.Pod{*p}, 1); err == nil {
+		t.Errorf("pod %s with image %s became Ready; kwok should leave it Pending", p.Name, unpullable)
 	}
 }
 

@@ -23,6 +23,12 @@ import (
 // service account and its kube-root-ca.crt ConfigMap.
 var controllers = []string{"replicaset", "garbagecollector", "namespace", "serviceaccount", "root-ca-cert-publisher"}
 
+// unpullableImages are the images the specs use to stall a rollout, as a
+// kubelet that cannot pull them would ("deployment should support
+// proportional scaling" sets "webserver:404"); kwok must not make their
+// pods Ready.
+var unpullableImages = []string{"webserver:404"}
+
 func main() {
 	focus := flag.String("focus", `\[sig-apps\] Deployment`, "ginkgo focus: the specs to run")
 	repo := flag.String("repo", ".", "the ctrlkit repository's root (internal/cpbuild pins the versions)")
@@ -87,7 +93,7 @@ func runSide(ctx context.Context, side, e2eBin, ours, dir, focus string, focusRE
 	}
 	fmt.Fprintf(log, "conformance: %s: starting a control plane (kube-controller-manager --controllers=%s)\n", side, strings.Join(kcm, ","))
 	env, err := envtest.Start(ctx, envtest.Options{Mode: envtest.Full, Controllers: kcm, Nodes: 2,
-		Dir: filepath.Join(dir, "controlplane"), Log: log})
+		UnpullableImages: unpullableImages, Dir: filepath.Join(dir, "controlplane"), Log: log})
 	if err != nil {
 		return nil, err
 	}
