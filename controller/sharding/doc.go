@@ -168,9 +168,10 @@
 // it returns. ListWatch restricts an informer to the target, server-side
 // with ListOptions.ShardSelector where the API server honours it
 // (ListMeta.ShardInfo set, feature gate ShardedListAndWatch), and always
-// client-side too, before the cache; when the target changes it ends the
+// client-side too, before the cache; when the ranges change (a range lost
+// at once, a range gained when the member starts serving it) it ends the
 // watch with "resource version expired", so the reflector lists the new
-// range again and its store drops what was lost. Informer (and Shard, for
+// ranges again and its store drops what was lost. Informer (and Shard, for
 // several resources at once) registers such an informer in a client-go
 // SharedInformerFactory, so that the factory's typed accessors and
 // listers, and typed.NewSharedInformer, return it.
@@ -181,8 +182,8 @@
 // ReplicaSet informer's), with a list that began after the member began
 // serving the range: a consistent read, which holds what the old owner
 // wrote before it let go. So a gained range is listed once, after the
-// handover; a range lost is dropped from the caches at once. This composes with the handover as a second,
-// local condition on Acquire: the handover decides when a range may be
+// handover; a range lost is dropped from the caches at once. This
+// composes with the handover as a second, local condition on Acquire: the handover decides when a range may be
 // served (no other member holds it), the caches when its keys may be
 // reconciled (this member sees them whole); a gained key is Pending until
 // both hold, kept keys stay admitted while the informers relist, and the
