@@ -145,19 +145,14 @@ func adaptPodReady(stage map[string]any, ready podReadiness) error {
 	if len(ready.Unpullable) > 0 {
 		// kwok's NotIn fails when any value the query yields, here any
 		// container's image, is in the list.
-		images := make([]any, len(ready.Unpullable))
-		for i, image := range ready.Unpullable {
-			images[i] = image
-		}
 		exprs = append(exprs, map[string]any{
 			"key":      ".spec.containers[].image",
 			"operator": "NotIn",
-			"values":   images,
+			"values":   ready.Unpullable,
 		})
 	}
 	selector["matchExpressions"] = exprs
-	delay, jitter := ready.Delay, ready.Jitter
-	if delay > 0 || jitter > 0 {
+	if delay, jitter := ready.Delay, ready.Jitter; delay > 0 || jitter > 0 {
 		// kwok picks a delay between durationMilliseconds and
 		// jitterDurationMilliseconds.
 		spec["delay"] = map[string]any{
