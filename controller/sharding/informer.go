@@ -59,7 +59,8 @@ func Informer(factory informers.SharedInformerFactory, obj runtime.Object, lw ca
 			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 		ring.trackListed(informer, slw.cache)
 		ring.metrics.cachedObjects(resourceName(obj), informer.GetStore(), ring.log)
-		remember(informer, ring)
+		slw.cache.indexer = informer.GetIndexer()
+		remember(ring)
 		return informer
 	})
 }

@@ -22,6 +22,7 @@ import (
 // has the object, so the indexer then holds every object the list
 // returned in the gained part.
 type listedCache struct {
+	indexer       cache.Indexer // the informer's, for RingOf
 	listed        Ranges
 	pendingTarget Ranges
 	pending       map[string]struct{}
@@ -34,6 +35,18 @@ func (r *Ring) addCache() *listedCache {
 	c := &listedCache{}
 	r.caches = append(r.caches, c)
 	return c
+}
+
+// shards reports whether indexer is that of an informer of r's.
+func (r *Ring) shards(indexer cache.Indexer) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.caches {
+		if c.indexer == indexer {
+			return true
+		}
+	}
+	return false
 }
 
 // listing records that c's informer listed target and got items (already

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -86,38 +85,4 @@ func Shard(factory informers.SharedInformerFactory, ring *Ring, resources ...Res
 		return fmt.Errorf("sharding: %w", errors.Join(errs...))
 	}
 	return nil
-}
-
-// shardedBy maps the indexer of every informer Informer made to its ring.
-// An informer handed out by a generated accessor is wrapped anew at each
-// call (cache.NewTypedSharedIndexInformer), but its indexer is the one
-// the factory holds, so the indexer identifies it. Entries live as long
-// as the process: informers are made once per resource and process.
-var shardedBy sync.Map // cache.Indexer → *Ring
-
-// RingOf is the ring whose range informer lists and watches, if Informer
-// (or Shard) made it, or nil. Package builder refuses to shard a
-// controller over informers of another ring, or of none.
-func RingOf(informer cache.SharedIndexInformer) *Ring {
-	if informer == nil {
-		return nil
-	}
-	if r, ok := shardedBy.Load(informer.GetIndexer()); ok {
-		return r.(*Ring)
-	}
-	return nil
-}
-
-// RingOfInformer is RingOf for a cache.SharedInformer, nil unless it is a
-// SharedIndexInformer (as client-go's and package typed's are).
-func RingOfInformer(informer cache.SharedInformer) *Ring {
-	if i, ok := informer.(cache.SharedIndexInformer); ok {
-		return RingOf(i)
-	}
-	return nil
-}
-
-// remember records that informer is sharded by ring.
-func remember(informer cache.SharedIndexInformer, ring *Ring) {
-	shardedBy.Store(informer.GetIndexer(), ring)
 }

@@ -2,11 +2,13 @@ package sharding_test
 
 import (
 	"context"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+	"weak"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -146,4 +148,31 @@ func TestKeyGateAndReconcileTimeout(t *testing.T) {
 	if got := ring.ReconcileTimeout(); got != 800*time.Millisecond {
 		t.Errorf("ReconcileTimeout = %v, want 800ms", got)
 	}
+}
+
+// A ring and the informers it shards are garbage once the program drops
+// them: what RingOf keeps to answer must not hold their caches (a process
+// that makes a manager per test, or anew after losing its leadership).
+func TestDroppedRingIsCollected(t *testing.T) {
+	client := fake.NewClientset()
+	ring, err := sharding.New(sharding.Options{Client: client, Namespace: "kube-system", Name: "test", ID: "a", Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory := informers.NewSharedInformerFactory(client, 0)
+	if err := sharding.Shard(factory, ring, sharding.ResourceOf(client.AppsV1().Deployments(""), sharding.Namespaced)); err != nil {
+		t.Fatal(err)
+	}
+	if sharding.RingOf(factory.Apps().V1().Deployments().Informer()) != ring {
+		t.Fatal("RingOf the sharded informer is not its ring")
+	}
+	dropped := weak.Make(ring)
+	ring, factory = nil, nil
+	for range 10 {
+		goruntime.GC()
+		if dropped.Value() == nil {
+			return
+		}
+	}
+	t.Error("the ring is still reachable after 10 GCs: something process-wide holds it and its informers")
 }
