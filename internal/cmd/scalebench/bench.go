@@ -110,7 +110,7 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 		Mode: envtest.Full, Nodes: cfg.nodeCount(), Dir: dir, Log: log, KCMQPS: qps,
 		Controllers: []string{"replicaset", "garbagecollector"},
 	}
-	if spec.controller == upstream {
+	if spec.controller == upstream && cfg.mode != "memory" {
 		opts.Controllers = append(opts.Controllers, "deployment")
 	}
 	if spec.members > 0 {
@@ -153,13 +153,24 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	factory.Start(watchCtx.Done())
 	factory.WaitForCacheSync(watchCtx.Done())
 
-	var procs controllerGroup
-	if spec.controller == ours {
+	var (
+		procs controllerGroup
+		kcm   *deploymentKCM
+	)
+	switch {
+	case spec.controller == ours:
 		fmt.Fprintf(log, "scalebench %s: starting our controller (logs in %s, kept with -dir)\n", spec, cp.Dir())
 		if procs, err = startControllers(ctx, cfg.bin, cp.KubeconfigPath(), cp.Dir(), spec.members, cfg.debounce); err != nil {
 			return res, err
 		}
 		defer func() { err = errors.Join(err, procs.stop()) }()
+	case cfg.mode == "memory":
+		// The measured process makes the burst: a kube-controller-manager
+		// with the Deployment controller alone.
+		if kcm, err = startDeploymentKCM(ctx, cp); err != nil {
+			return res, err
+		}
+		defer func() { err = errors.Join(err, kcm.stop()) }()
 	}
 
 	// The benchmark's own requests, to subtract: every attempt, since the
@@ -206,7 +217,13 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 		res.members, err = procs.reports(ctx)
 	}
 	if cfg.mode == "memory" {
-		res.memory, err = measureMemory(ctx, cfg, cp, procs, log)
+		var side memorySide
+		if spec.controller == ours {
+			side = oursSide(cfg, cp, procs)
+		} else {
+			side = upstreamSide(cp, kcm)
+		}
+		res.memory, err = measureMemory(ctx, cfg, cp, side, log)
 	}
 	return res, err
 }

@@ -23,24 +23,25 @@
 // caches against what the single one caches, how the keys split, and the
 // rollout times.
 //
-// memory: does ours give back what a burst of work leaves behind? Each of
-// -runs runs creates and rolls out the Deployments with ours, then, one
-// process at a time on the same objects: samples ours, restarts it and
-// samples it again, and samples a second kube-controller-manager with
-// only its Deployment controller (--controllers=deployment; the control
-// plane's own keeps the ReplicaSet controller). A process is sampled once
-// its Deployment queue has taken a key per Deployment and is empty: its
-// VmRSS (/proc/<pid>/status) at the start and the end of a -settle window,
-// and go_memstats_heap_inuse_bytes at the end, just after a GC forced
-// through /debug/pprof/heap?gc=1 (ours serves it beside /metrics, kcm on
-// its secure port), so that garbage an idle process has not collected
-// yet does not count (heap_alloc beside it is the live objects: what
-// heap_inuse holds beyond them is free room in spans that a live object
-// keeps); the heap profile of that GC is kept in the run's
-// directory as heap-burst.pb.gz, heap-restart.pb.gz and
-// heap-upstream.pb.gz (see them with go tool pprof
-// -sample_index=inuse_space -top). It prints each process's figures per
-// run with their medians, and the targets of issue 36.
+// memory: does ours give back what a burst of work leaves behind? It runs
+// ours and a kube-controller-manager with only its Deployment controller
+// (--controllers=deployment; the control plane's own keeps the ReplicaSet
+// controller) in -runs alternating pairs, each run on a fresh control
+// plane. In each, the controller makes the burst (creates, and rollouts
+// unless -rollout=false), then, one process at a time on the same
+// objects, it is sampled, stopped, started again and sampled again. A
+// process is sampled once its Deployment queue has taken a key per
+// Deployment and is empty: its VmRSS (/proc/<pid>/status) at the start
+// and the end of a -settle window, and go_memstats_heap_inuse_bytes at
+// the end, just after a GC forced through /debug/pprof/heap?gc=1 (ours
+// serves it beside /metrics, kcm on its secure port), so that garbage an
+// idle process has not collected yet does not count (heap_alloc beside it
+// is the live objects: what heap_inuse holds beyond them is free room in
+// spans that a live object keeps); the heap profile of that GC is kept in
+// the run's directory as heap-burst.pb.gz and heap-restart.pb.gz (see
+// them with go tool pprof -sample_index=inuse_space -top). It prints each
+// process's figures per pair with their medians, and the targets of
+// issue 36.
 //
 // Ours is examples/deployment-controller, built once per invocation and
 // run as a child process (one, or one per ring member with --shard-ring)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,8 +21,8 @@ const usage = `Usage:
   scalebench shards [-n N] [-r R] [-namespaces M] [-replicas K] [-dir D]
                                                            a ring of K replicas against a ring of 1
   scalebench memory [-n N] [-r R] [-namespaces M] [-runs K] [-settle T] [-rollout=false] [-dir D]
-                                                           our memory after a burst and after a restart,
-                                                           against kube-controller-manager's
+                                                           memory after a burst and after a restart,
+                                                           ours against kube-controller-manager's
 `
 
 func main() {
@@ -76,7 +75,7 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 		fs.IntVar(&c.members, "replicas", 3, "`replica` processes of the sharded run (compared with 1)")
 	} else {
 		fs.IntVar(&c.namespaces, "namespaces", 20, "spread the Deployments over this many `namespaces`")
-		fs.IntVar(&c.repeats, "runs", 3, "`runs`, each on a fresh control plane")
+		fs.IntVar(&c.repeats, "runs", 3, "`runs` of each controller, each on a fresh control plane")
 		fs.DurationVar(&c.settle, "settle", 2*time.Minute, "sample each process over this `window` once it is idle")
 		fs.BoolFunc("rollout", "`false`: the burst is the creates alone, without rolling every Deployment to a new image", func(v string) error {
 			on, err := strconv.ParseBool(v)
@@ -119,11 +118,13 @@ func (c config) runs() []runSpec {
 	switch c.mode {
 	case "shards":
 		return []runSpec{{ours, 1}, {ours, c.members}}
-	case "memory":
-		return slices.Repeat([]runSpec{{ours, 0}}, c.repeats)
+	}
+	pairs := c.pairs
+	if c.mode == "memory" {
+		pairs = c.repeats
 	}
 	var runs []runSpec
-	for i := range c.pairs {
+	for i := range pairs {
 		if i%2 == 0 {
 			runs = append(runs, runSpec{ours, 0}, runSpec{upstream, 0})
 		} else {
@@ -175,7 +176,7 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 		case "shards":
 			fmt.Fprint(out, "\n"+renderShards(results))
 		case "memory":
-			fmt.Fprint(out, "\n"+renderMemory(results))
+			fmt.Fprint(out, "\n"+renderMemory(pairUp(results)))
 		}
 	}
 	return errors.Join(errs...)

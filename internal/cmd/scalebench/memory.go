@@ -35,11 +35,10 @@ type memSample struct {
 	heapAlloc float64
 }
 
-// memoryResult is what the memory mode measures in one run: ours after
-// the burst of creates and rollouts, ours restarted on the same objects,
-// and kube-controller-manager with only its Deployment controller, also
-// started on them.
-type memoryResult struct{ burst, restart, upstream memSample }
+// memoryResult is what the memory mode measures of one controller in one
+// run: the process that made the burst of creates and rollouts, and
+// another started on the same objects.
+type memoryResult struct{ burst, restart memSample }
 
 // memProcess is a process whose memory is sampled: its ID, for
 // /proc/<pid>/status, and a GET on its metrics and pprof server.
@@ -47,6 +46,32 @@ type memProcess struct {
 	name string
 	pid  int
 	get  func(ctx context.Context, path string) ([]byte, error)
+}
+
+// memorySide is one controller in the memory mode: the process that made
+// the burst, how to stop it, and how to start another on the same
+// objects (returned with its stop).
+type memorySide struct {
+	burst     memProcess
+	stopBurst func() error
+	restart   func(ctx context.Context) (memProcess, func() error, error)
+}
+
+// oursSide is ours in a memory run: procs, one process of our controller,
+// made the burst; a restart is another started into dir/restart.
+func oursSide(cfg config, cp *envtest.Environment, procs controllerGroup) memorySide {
+	return memorySide{burst: oursForMemory(procs[0]), stopBurst: procs.stop,
+		restart: func(ctx context.Context) (memProcess, func() error, error) {
+			dir := filepath.Join(cp.Dir(), "restart")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return memProcess{}, nil, err
+			}
+			again, err := startControllers(ctx, cfg.bin, cp.KubeconfigPath(), dir, 0, cfg.debounce)
+			if err != nil {
+				return memProcess{}, nil, err
+			}
+			return oursForMemory(again[0]), again.stop, nil
+		}}
 }
 
 // oursForMemory is p, one process of our controller, sampled through the
@@ -57,15 +82,27 @@ func oursForMemory(p *controllerProcess) memProcess {
 	}}
 }
 
+// upstreamSide is kube-controller-manager in a memory run: kcm, with only
+// its Deployment controller, made the burst; a restart is another such.
+func upstreamSide(cp *envtest.Environment, kcm *deploymentKCM) memorySide {
+	return memorySide{burst: kcm.memProcess, stopBurst: kcm.stop,
+		restart: func(ctx context.Context) (memProcess, func() error, error) {
+			again, err := startDeploymentKCM(ctx, cp)
+			if err != nil {
+				return memProcess{}, nil, err
+			}
+			return again.memProcess, again.stop, nil
+		}}
+}
+
 // measureMemory is the memory mode's part of a run, once the burst is
-// over and the writes have stopped: it samples ours (procs, one process),
-// stops it, starts and samples it again on the same objects, stops it,
-// then starts and samples a kube-controller-manager with only its
-// Deployment controller. One at a time: no two Deployment controllers run
-// together. Heap profiles go to cp.Dir() (kept with -dir).
-func measureMemory(ctx context.Context, cfg config, cp *envtest.Environment, procs controllerGroup, log io.Writer) (res memoryResult, err error) {
+// over and the writes have stopped: it samples the process that made the
+// burst, stops it, then starts and samples another on the same objects.
+// One at a time: no two Deployment controllers run together. Heap
+// profiles go to cp.Dir() (kept with -dir).
+func measureMemory(ctx context.Context, cfg config, cp *envtest.Environment, side memorySide, log io.Writer) (res memoryResult, err error) {
 	sample := func(p memProcess, label string) (memSample, error) {
-		fmt.Fprintf(log, "scalebench memory: %s: waiting until it is idle, then sampling for %s\n", label, cfg.settle)
+		fmt.Fprintf(log, "scalebench memory: %s %s: waiting until it is idle, then sampling for %s\n", p.name, label, cfg.settle)
 		if err := waitIdle(ctx, p, cfg.deployments); err != nil {
 			return memSample{}, fmt.Errorf("%s: %w", label, err)
 		}
@@ -73,33 +110,21 @@ func measureMemory(ctx context.Context, cfg config, cp *envtest.Environment, pro
 		if err != nil {
 			return s, fmt.Errorf("%s: %w", label, err)
 		}
-		fmt.Fprintf(log, "scalebench memory: %s: RSS %s / %s, heap_inuse %s, heap_alloc %s\n", label, mib(float64(s.rssFirst)), mib(float64(s.rssLast)), mib(s.heapInuse), mib(s.heapAlloc))
+		fmt.Fprintf(log, "scalebench memory: %s %s: RSS %s / %s, heap_inuse %s, heap_alloc %s\n", p.name, label, mib(float64(s.rssFirst)), mib(float64(s.rssLast)), mib(s.heapInuse), mib(s.heapAlloc))
 		return s, nil
 	}
-	if res.burst, err = sample(oursForMemory(procs[0]), "burst"); err != nil {
+	if res.burst, err = sample(side.burst, "burst"); err != nil {
 		return res, err
 	}
-	if err := procs.stop(); err != nil {
+	if err := side.stopBurst(); err != nil {
 		return res, err
 	}
-	restartDir := filepath.Join(cp.Dir(), "restart")
-	if err := os.MkdirAll(restartDir, 0o755); err != nil {
-		return res, err
-	}
-	again, err := startControllers(ctx, cfg.bin, cp.KubeconfigPath(), restartDir, 0, cfg.debounce)
+	p, stop, err := side.restart(ctx)
 	if err != nil {
 		return res, fmt.Errorf("restart: %w", err)
 	}
-	res.restart, err = sample(oursForMemory(again[0]), "restart")
-	if err = errors.Join(err, again.stop()); err != nil {
-		return res, err
-	}
-	kcm, err := startDeploymentKCM(ctx, cp)
-	if err != nil {
-		return res, err
-	}
-	res.upstream, err = sample(kcm.memProcess, "upstream")
-	return res, errors.Join(err, kcm.stop())
+	res.restart, err = sample(p, "restart")
+	return res, errors.Join(err, stop())
 }
 
 // idleTimeout bounds the wait for a process to work through its queue.
