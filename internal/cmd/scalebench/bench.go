@@ -67,6 +67,12 @@ type phaseResult struct {
 
 func (p phaseResult) done() bool { return p.total > 0 && p.available == p.total }
 
+// finished reports whether every phase of r that ran finished: the create
+// always runs, the rollout unless -rollout=false.
+func (r result) finished() bool {
+	return r.create.done() && (r.rollout.total == 0 || r.rollout.done())
+}
+
 // result is one run's measurements.
 type result struct {
 	runSpec

@@ -172,7 +172,7 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 		fmt.Fprint(out, renderRuns(results))
 		switch cfg.mode {
 		case "pairs":
-			fmt.Fprint(out, "\n"+renderSummary(pairUp(results)))
+			fmt.Fprint(out, "\n"+renderTargets(pairUp(results), targets))
 		case "shards":
 			fmt.Fprint(out, "\n"+renderShards(results))
 		case "memory":

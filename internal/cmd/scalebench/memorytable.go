@@ -5,18 +5,11 @@ import (
 	"strings"
 )
 
-// memoryTarget is a figure computed from a pair of memory runs. A bound
-// of 0 is a figure shown for comparison only.
-type memoryTarget struct {
-	figure
-	value func(pair) float64
-}
-
 // memoryTargets are issue 36's, for 1,000 Deployments × 10 replicas, with
 // kube-controller-manager started on the objects (as the issue measured
 // it); then the same two ratios of kube-controller-manager after a burst
 // of its own, for comparison.
-var memoryTargets = []memoryTarget{
+var memoryTargets = []target{
 	{figure{"heap_inuse, ours after the burst / kube-controller-manager's restarted", 1, "×"}, func(p pair) float64 {
 		return ratio(p.ours.memory.burst.heapInuse, p.upstream.memory.restart.heapInuse)
 	}},
@@ -35,8 +28,7 @@ var memoryTargets = []memoryTarget{
 }
 
 // renderMemory is two markdown tables: each process's memory in every
-// pair of runs with its median, and the targets' values per pair with
-// their median and bound.
+// pair of runs with its median, and the memory targets (renderTargets).
 func renderMemory(pairs []pair) string {
 	var b strings.Builder
 	b.WriteString("| process | measure |")
@@ -74,26 +66,5 @@ func renderMemory(pairs []pair) string {
 		}
 	}
 
-	b.WriteString("\n| target |")
-	for i := range pairs {
-		fmt.Fprintf(&b, " pair %d |", i+1)
-	}
-	b.WriteString(" median | bound | met |\n|---|" + strings.Repeat("---:|", len(pairs)+2) + "---|\n")
-	for _, t := range memoryTargets {
-		values := make([]float64, len(pairs))
-		fmt.Fprintf(&b, "| %s |", t.name)
-		for i, p := range pairs {
-			values[i] = t.value(p)
-			fmt.Fprintf(&b, " %s |", t.format(values[i]))
-		}
-		m, bound, met := median(values), "—", "—"
-		if t.bound > 0 {
-			bound, met = "≤ "+t.format(t.bound), "no"
-			if m <= t.bound {
-				met = "yes"
-			}
-		}
-		fmt.Fprintf(&b, " %s | %s | %s |\n", t.format(m), bound, met)
-	}
-	return b.String()
+	return b.String() + "\n" + renderTargets(pairs, memoryTargets)
 }

@@ -31,7 +31,8 @@ func pairUp(results []result) []pair {
 }
 
 // figure is a promised figure: its name, and the bound its value must
-// stay within, in its unit ("%" or "×").
+// stay within (0: a figure shown for comparison only), in its unit ("%"
+// or "×").
 type figure struct {
 	name  string
 	bound float64
@@ -73,11 +74,11 @@ func ratio[T int | float64](a, b T) float64 {
 	return float64(a) / float64(b)
 }
 
-// renderSummary is a markdown table of each target: its value in every
+// renderTargets is a markdown table of each target: its value in every
 // pair, the median and the spread (lowest–highest) over the pairs, the
-// bound, and whether the median meets it. A pair whose phases did not
-// all finish counts as missing the target.
-func renderSummary(pairs []pair) string {
+// bound, and whether the median meets it. A pair with a run whose phases
+// did not all finish counts as missing every target.
+func renderTargets(pairs []pair, targets []target) string {
 	var b strings.Builder
 	b.WriteString("| target |")
 	for i := range pairs {
@@ -89,20 +90,23 @@ func renderSummary(pairs []pair) string {
 		fmt.Fprintf(&b, "| %s |", t.name)
 		for _, p := range pairs {
 			v := math.Inf(1) // unfinished: outside every bound
-			if p.ours.rollout.done() && p.upstream.rollout.done() {
+			if p.ours.finished() && p.upstream.finished() {
 				v = t.value(p)
 			}
 			values = append(values, v)
 			fmt.Fprintf(&b, " %s |", t.format(v))
 		}
-		m, spread, met := median(values), "n/a", "no"
+		m, spread, bound, met := median(values), "n/a", "—", "—"
 		if len(values) > 0 && !math.IsInf(slices.Max(values), 0) {
 			spread = t.format(slices.Min(values)) + "–" + t.format(slices.Max(values))
 		}
-		if m <= t.bound {
-			met = "yes"
+		if t.bound > 0 {
+			bound, met = "≤ "+t.format(t.bound), "no"
+			if m <= t.bound {
+				met = "yes"
+			}
 		}
-		fmt.Fprintf(&b, " %s | %s | ≤ %s | %s |\n", t.format(m), spread, t.format(t.bound), met)
+		fmt.Fprintf(&b, " %s | %s | %s | %s |\n", t.format(m), spread, bound, met)
 	}
 	return b.String()
 }

@@ -43,8 +43,8 @@ func TestSummaryTakesTheMedianOfThePairs(t *testing.T) {
 | rollout time, ours / upstream's | 0.90× | 0.80× | 0.99× | 0.90× | 0.80×–0.99× | ≤ 0.85× | no |
 | create time, ours / upstream's | 1.00× | 1.10× | 1.10× | 1.10× | 1.00×–1.10× | ≤ 1.00× | no |
 `
-	if diff := cmp.Diff(want, renderSummary(pairs)); diff != "" {
-		t.Errorf("renderSummary (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, renderTargets(pairs, targets)); diff != "" {
+		t.Errorf("renderTargets (-want +got):\n%s", diff)
 	}
 }
 
@@ -52,7 +52,7 @@ func TestSummaryCountsAnUnfinishedPairAsMissed(t *testing.T) {
 	timedOut := finishedRun(ours, 50, 90, 1000, 0, 900)
 	timedOut.rollout.available = 3
 	pairs := pairUp([]result{timedOut, finishedRun(upstream, 50, 100, 1000, 0, 900)})
-	got := renderSummary(pairs)
+	got := renderTargets(pairs, targets)
 	want := "| rollout time, ours / upstream's | n/a | n/a | n/a | ≤ 0.85× | no |\n"
 	if !slices.Contains(strings.SplitAfter(got, "\n"), want) {
 		t.Errorf("summary of a timed-out pair:\n%s\nwant the line %q", got, want)
