@@ -50,16 +50,26 @@ func TestNewControllerWithRingKeepsToItsRange(t *testing.T) {
 		}
 		env.Start(ctrl)
 
+		// A key the controller sees before the ring has counted its
+		// object as listed waits a RetryPeriod (Pending): poll, for a
+		// virtual minute at most.
+		replicaSets := func(ns string) int {
+			rss, err := env.Client.AppsV1().ReplicaSets(ns).List(env.Context(), metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(rss.Items)
+		}
+		for i := 0; i < 600 && replicaSets(mine.Namespace) == 0; i++ {
+			time.Sleep(100 * time.Millisecond)
+			synctest.Wait()
+		}
 		for _, d := range []struct {
 			ns     string
 			wantRS int
 		}{{mine.Namespace, 1}, {theirs.Namespace, 0}} {
-			rss, err := env.Client.AppsV1().ReplicaSets(d.ns).List(env.Context(), metav1.ListOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rss.Items) != d.wantRS {
-				t.Errorf("namespace %s: %d ReplicaSets, want %d", d.ns, len(rss.Items), d.wantRS)
+			if got := replicaSets(d.ns); got != d.wantRS {
+				t.Errorf("namespace %s: %d ReplicaSets, want %d", d.ns, got, d.wantRS)
 			}
 		}
 		cached, err := env.Informers.Apps().V1().Deployments().Lister().List(labels.Everything())

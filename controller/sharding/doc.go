@@ -183,11 +183,12 @@
 // serving the range: a consistent read, which holds what the old owner
 // wrote before it let go. So a gained range is listed once, after the
 // handover; a range lost is dropped from the caches at once. This
-// composes with the handover as a second, local condition on Acquire: the handover decides when a range may be
-// served (no other member holds it), the caches when its keys may be
-// reconciled (this member sees them whole); a gained key is Pending until
-// both hold, kept keys stay admitted while the informers relist, and the
-// acknowledgement of lost keys does not wait for caches.
+// composes with the handover as a second, local condition on Acquire:
+// the handover decides when a range may be served (no other member holds
+// it), the caches when its keys may be reconciled (this member sees them
+// whole); a gained key is Pending until both hold, kept keys stay admitted
+// while the informers relist, and the acknowledgement of lost keys does
+// not wait for caches.
 //
 // # With a manager
 //

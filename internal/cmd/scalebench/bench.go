@@ -67,12 +67,6 @@ type phaseResult struct {
 
 func (p phaseResult) done() bool { return p.total > 0 && p.available == p.total }
 
-// finished reports whether every phase of r that ran finished: the create
-// always runs, the rollout unless -rollout=false.
-func (r result) finished() bool {
-	return r.create.done() && (r.rollout.total == 0 || r.rollout.done())
-}
-
 // result is one run's measurements.
 type result struct {
 	runSpec
@@ -93,6 +87,12 @@ type result struct {
 	members []memberReport
 	// memory is the memory mode's measurements.
 	memory memoryResult
+}
+
+// finished reports whether every phase of r that ran finished: the create
+// always runs, the rollout unless -rollout=false.
+func (r result) finished() bool {
+	return r.create.done() && (r.rollout.total == 0 || r.rollout.done())
 }
 
 // totalWrites are the Deployment controller's writes, events included.
@@ -173,7 +173,7 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	case cfg.mode == "memory":
 		// The measured process makes the burst: a kube-controller-manager
 		// with the Deployment controller alone.
-		if kcm, err = startDeploymentKCM(ctx, cp); err != nil {
+		if kcm, err = startDeploymentKCM(ctx, cp, cp.Dir()); err != nil {
 			return res, err
 		}
 		defer func() { err = errors.Join(err, kcm.stop()) }()

@@ -30,10 +30,10 @@ type deploymentKCM struct {
 }
 
 // startDeploymentKCM starts kube-controller-manager --controllers=deployment
-// against cp, under the conditions ours runs under, and waits until it is
-// healthy. Its secure port serves /metrics and /debug/pprof/ (kcm's
+// against cp, logging into dir, under the conditions ours runs under, and
+// waits until it is healthy. Its secure port serves /metrics and /debug/pprof/ (kcm's
 // --profiling is on by default) to the admin credentials.
-func startDeploymentKCM(ctx context.Context, cp *envtest.Environment) (*deploymentKCM, error) {
+func startDeploymentKCM(ctx context.Context, cp *envtest.Environment, dir string) (*deploymentKCM, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func startDeploymentKCM(ctx context.Context, cp *envtest.Environment) (*deployme
 		fmt.Sprintf("--concurrent-deployment-syncs=%d", workers),
 		fmt.Sprintf("--kube-api-qps=%d", qps), fmt.Sprintf("--kube-api-burst=%d", burst),
 	}
-	k := &deploymentKCM{logPath: filepath.Join(cp.Dir(), "kube-controller-manager-deployment.log")}
+	k := &deploymentKCM{logPath: filepath.Join(dir, "kube-controller-manager-deployment.log")}
 	out, err := os.Create(k.logPath)
 	if err != nil {
 		return nil, err

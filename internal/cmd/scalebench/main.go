@@ -39,11 +39,10 @@ type config struct {
 	mode        string // "pairs", "shards" or "memory"
 	deployments int
 	replicas    int           // of each Deployment
-	pairs       int           // pairs: runs of each controller
+	pairs       int           // pairs and memory: runs of each controller
 	namespaces  int           // the Deployments are spread round-robin over ns-0, ns-1, ...
 	members     int           // shards: the sharded ring's replicas
 	debounce    time.Duration // pairs: our controller's --debounce
-	repeats     int           // memory: runs
 	settle      time.Duration // memory: each process's sampling window
 	noRollout   bool          // memory: the burst is the creates alone
 	dir         string
@@ -75,7 +74,7 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 		fs.IntVar(&c.members, "replicas", 3, "`replica` processes of the sharded run (compared with 1)")
 	} else {
 		fs.IntVar(&c.namespaces, "namespaces", 20, "spread the Deployments over this many `namespaces`")
-		fs.IntVar(&c.repeats, "runs", 3, "`runs` of each controller, each on a fresh control plane")
+		fs.IntVar(&c.pairs, "runs", 3, "`runs` of each controller, each on a fresh control plane")
 		fs.DurationVar(&c.settle, "settle", 2*time.Minute, "sample each process over this `window` once it is idle")
 		fs.BoolFunc("rollout", "`false`: the burst is the creates alone, without rolling every Deployment to a new image", func(v string) error {
 			on, err := strconv.ParseBool(v)
@@ -104,8 +103,8 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	if c.mode == "pairs" && c.pairs < 1 {
 		errs = append(errs, fmt.Errorf("-pairs must be at least 1, got %d", c.pairs))
 	}
-	if c.mode == "memory" && (c.repeats < 1 || c.settle <= 0) {
-		errs = append(errs, fmt.Errorf("-runs must be at least 1 and -settle positive, got %d and %s", c.repeats, c.settle))
+	if c.mode == "memory" && (c.pairs < 1 || c.settle <= 0) {
+		errs = append(errs, fmt.Errorf("-runs must be at least 1 and -settle positive, got %d and %s", c.pairs, c.settle))
 	}
 	if c.mode == "shards" && c.members < 2 {
 		errs = append(errs, fmt.Errorf("-replicas must be at least 2 (it is compared with 1), got %d", c.members))
@@ -119,12 +118,8 @@ func (c config) runs() []runSpec {
 	case "shards":
 		return []runSpec{{ours, 1}, {ours, c.members}}
 	}
-	pairs := c.pairs
-	if c.mode == "memory" {
-		pairs = c.repeats
-	}
 	var runs []runSpec
-	for i := range pairs {
+	for i := range c.pairs {
 		if i%2 == 0 {
 			runs = append(runs, runSpec{ours, 0}, runSpec{upstream, 0})
 		} else {

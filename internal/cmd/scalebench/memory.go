@@ -50,22 +50,18 @@ type memProcess struct {
 
 // memorySide is one controller in the memory mode: the process that made
 // the burst, how to stop it, and how to start another on the same
-// objects (returned with its stop).
+// objects, logging into dir (returned with its stop).
 type memorySide struct {
 	burst     memProcess
 	stopBurst func() error
-	restart   func(ctx context.Context) (memProcess, func() error, error)
+	restart   func(ctx context.Context, dir string) (memProcess, func() error, error)
 }
 
 // oursSide is ours in a memory run: procs, one process of our controller,
-// made the burst; a restart is another started into dir/restart.
+// made the burst; a restart is another.
 func oursSide(cfg config, cp *envtest.Environment, procs controllerGroup) memorySide {
 	return memorySide{burst: oursForMemory(procs[0]), stopBurst: procs.stop,
-		restart: func(ctx context.Context) (memProcess, func() error, error) {
-			dir := filepath.Join(cp.Dir(), "restart")
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return memProcess{}, nil, err
-			}
+		restart: func(ctx context.Context, dir string) (memProcess, func() error, error) {
 			again, err := startControllers(ctx, cfg.bin, cp.KubeconfigPath(), dir, 0, cfg.debounce)
 			if err != nil {
 				return memProcess{}, nil, err
@@ -86,8 +82,8 @@ func oursForMemory(p *controllerProcess) memProcess {
 // its Deployment controller, made the burst; a restart is another such.
 func upstreamSide(cp *envtest.Environment, kcm *deploymentKCM) memorySide {
 	return memorySide{burst: kcm.memProcess, stopBurst: kcm.stop,
-		restart: func(ctx context.Context) (memProcess, func() error, error) {
-			again, err := startDeploymentKCM(ctx, cp)
+		restart: func(ctx context.Context, dir string) (memProcess, func() error, error) {
+			again, err := startDeploymentKCM(ctx, cp, dir)
 			if err != nil {
 				return memProcess{}, nil, err
 			}
@@ -119,7 +115,12 @@ func measureMemory(ctx context.Context, cfg config, cp *envtest.Environment, sid
 	if err := side.stopBurst(); err != nil {
 		return res, err
 	}
-	p, stop, err := side.restart(ctx)
+	// The restarted process logs under restart/, beside the burst's logs.
+	dir := filepath.Join(cp.Dir(), "restart")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return res, err
+	}
+	p, stop, err := side.restart(ctx, dir)
 	if err != nil {
 		return res, fmt.Errorf("restart: %w", err)
 	}
