@@ -168,10 +168,17 @@
 // it returns. ListWatch restricts an informer to the target, server-side
 // with ListOptions.ShardSelector where the API server honours it
 // (ListMeta.ShardInfo set, feature gate ShardedListAndWatch), and always
-// client-side too, before the cache; when the ranges change (a range lost
-// at once, a range gained when the member starts serving it) it ends the
-// watch with "resource version expired", so the reflector lists the new
-// ranges again and its store drops what was lost. Informer (and Shard, for
+// client-side too, before the cache. When the ranges change (a range lost
+// at once, a range gained when the member starts serving it), an
+// informer registered by Informer moves its watch in place: it lists the
+// new ranges and passes on, as watch events, what turns its store into
+// that list (the objects lost leave as deletions, as they do from a
+// selector's watch), then watches on. Ending the watch instead would
+// leave the whole cache, kept ranges too, standing still for the
+// reflector's relist backoff (0.8 s, doubling within two minutes up to
+// 30 s), while kept keys are reconciled on it; a plain ListWatch, which
+// cannot see its informer's store, still does that, with "resource
+// version expired". Informer (and Shard, for
 // several resources at once) registers such an informer in a client-go
 // SharedInformerFactory, so that the factory's typed accessors and
 // listers, and typed.NewSharedInformer, return it.
@@ -187,7 +194,7 @@
 // the handover decides when a range may be served (no other member holds
 // it), the caches when its keys may be reconciled (this member sees them
 // whole); a gained key is Pending until both hold, kept keys stay admitted
-// while the informers relist, and the acknowledgement of lost keys does
+// while the informers list, and the acknowledgement of lost keys does
 // not wait for caches.
 //
 // # With a manager

@@ -55,6 +55,7 @@ func Informer(factory informers.SharedInformerFactory, obj runtime.Object, lw ca
 	return factory.InformerFor(obj, func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 		slw := newListWatch(lw, ring, scope)
 		slw.cache = ring.addCache()
+		slw.example = obj
 		informer := cache.NewSharedIndexInformer(slw, obj, resync,
 			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 		ring.trackListed(informer, slw.cache)

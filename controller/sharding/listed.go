@@ -16,9 +16,10 @@ import (
 // Invariants, under the ring's mu: listed ⊆ the ring's target, and
 // listed ⊆ the serving range as of the last extension, except for what a
 // list started after that extension added; pending holds the keys of the
-// last list's objects in its gained part (not in listed before it) that
-// the informer has not notified yet, and when pending empties, listed
-// becomes pendingTarget. Notifications come after the informer's indexer
+// last list's objects in its gained part (not in listed before it), and
+// of the objects a move of the watch deletes there, that the informer
+// has not notified yet, and when pending empties, listed becomes
+// pendingTarget. Notifications come after the informer's indexer
 // has the object, so the indexer then holds every object the list
 // returned in the gained part.
 type listedCache struct {
@@ -49,8 +50,9 @@ func (r *Ring) shards(indexer cache.Indexer) bool {
 	return false
 }
 
-// listing records that c's informer listed target and got items (already
-// restricted to target), before the informer sees them; began is the
+// listing records that c's informer listed target and will deliver items
+// (already restricted to target, with any objects it deletes), before the
+// informer sees them; began is the
 // channel Target returned when the list began. If it has closed since
 // (the target lost ranges, or the member began serving ranges gained
 // after this list), the list adds nothing: the informer lists again.

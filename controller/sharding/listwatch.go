@@ -34,7 +34,9 @@ const (
 // ListMeta.ShardInfo). A list waits until the ring has a target, and is a
 // consistent read. When the informers must list again (see Ring.Target),
 // the watch ends with "resource version expired", so that the reflector
-// lists the new range and its store drops what was lost.
+// lists the new range and its store drops what was lost (an informer
+// registered by Informer moves its watch in place instead, without the
+// reflector's relist backoff: see the package documentation).
 //
 // The result does not support client-go's streaming lists (WatchList): the
 // reflector lists and then watches, so that every list is checked.
@@ -49,11 +51,12 @@ func newListWatch(lw cache.ListerWatcherWithContext, ring *Ring, scope Scope) *s
 // shardedListWatch is used by one reflector, which lists and watches in
 // turn: last is the target its last list was restricted to.
 type shardedListWatch struct {
-	lw    cache.ListerWatcherWithContext
-	ring  *Ring
-	scope Scope
-	log   logr.Logger
-	cache *listedCache // nil: the ring does not wait for this cache
+	lw      cache.ListerWatcherWithContext
+	ring    *Ring
+	scope   Scope
+	log     logr.Logger
+	cache   *listedCache   // nil: the ring does not wait for this cache
+	example runtime.Object // an object of the informer's type, if Informer made it
 
 	mu          sync.Mutex
 	last        Ranges
@@ -66,9 +69,22 @@ type shardedListWatch struct {
 func (s *shardedListWatch) IsWatchListSemanticsUnSupported() bool { return true }
 
 func (s *shardedListWatch) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	target, changed, err := s.waitForTarget(ctx)
+	list, target, changed, err := s.list(ctx, opts)
 	if err != nil {
 		return nil, err
+	}
+	if s.cache != nil {
+		s.ring.listing(s.cache, target, changed, listItems(list))
+	}
+	s.listed(target, changed)
+	return list, nil
+}
+
+// list lists the ring's target, once it has one, restricted to it.
+func (s *shardedListWatch) list(ctx context.Context, opts metav1.ListOptions) (runtime.Object, Ranges, <-chan struct{}, error) {
+	target, changed, err := s.waitForTarget(ctx)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	s.restrict(&opts, target)
 	// A consistent read, whatever the reflector asked for: the ring
@@ -78,18 +94,19 @@ func (s *shardedListWatch) ListWithContext(ctx context.Context, opts metav1.List
 	opts.ResourceVersion, opts.ResourceVersionMatch = "", ""
 	list, err := s.lw.ListWithContext(ctx, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if err := s.filterList(list, target); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	if s.cache != nil {
-		s.ring.listing(s.cache, target, changed, listItems(list))
-	}
+	return list, target, changed, nil
+}
+
+// listed records the target of the last list, which watches keep to.
+func (s *shardedListWatch) listed(target Ranges, changed <-chan struct{}) {
 	s.mu.Lock()
 	s.last, s.lastChanged = target, changed
 	s.mu.Unlock()
-	return list, nil
 }
 
 func (s *shardedListWatch) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
@@ -108,7 +125,7 @@ func (s *shardedListWatch) WatchWithContext(ctx context.Context, opts metav1.Lis
 	if err != nil {
 		return nil, err
 	}
-	return newShardWatch(w, target, changed), nil
+	return newShardWatch(ctx, s, w, target, changed, opts), nil
 }
 
 // List and Watch serve callers that know only cache.ListerWatcher.

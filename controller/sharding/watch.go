@@ -1,28 +1,41 @@
 package sharding
 
 import (
+	"context"
 	"net/http"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
 // shardWatch passes on the events of a watch whose objects are in its
-// range, and ends, with a "resource version expired" error event, when the
-// ring's target changes: the reflector then lists the new range.
+// range. When the ring's target changes, it moves to the new target
+// without ending (see moveTo), so that the informer's cache follows the
+// ring at once; where it cannot, it ends with a "resource version
+// expired" error event, and the reflector lists the new range after its
+// backoff.
+//
+// Invariant: lastRV is the resourceVersion of the last event passed on,
+// or of the list the watch started from: once the informer's store has
+// reached it, the store holds everything the watch passed on.
 type shardWatch struct {
+	ctx     context.Context
+	lw      *shardedListWatch
+	opts    metav1.ListOptions // the reflector's, for the watches that follow a move
 	inner   watch.Interface
 	target  Ranges
 	changed <-chan struct{}
+	lastRV  string
 	out     chan watch.Event
 	stop    chan struct{}
 	once    sync.Once
 }
 
-func newShardWatch(inner watch.Interface, target Ranges, changed <-chan struct{}) *shardWatch {
-	w := &shardWatch{inner: inner, target: target, changed: changed,
-		out: make(chan watch.Event), stop: make(chan struct{})}
+func newShardWatch(ctx context.Context, lw *shardedListWatch, inner watch.Interface, target Ranges, changed <-chan struct{}, opts metav1.ListOptions) *shardWatch {
+	w := &shardWatch{ctx: ctx, lw: lw, opts: opts, inner: inner, target: target, changed: changed,
+		lastRV: opts.ResourceVersion, out: make(chan watch.Event), stop: make(chan struct{})}
 	go w.run()
 	return w
 }
@@ -45,8 +58,7 @@ func expired() watch.Event {
 
 func (w *shardWatch) run() {
 	defer close(w.out)
-	defer w.inner.Stop()
-	in := w.inner.ResultChan()
+	defer func() { w.inner.Stop() }() // the inner watch changes on a move
 	for {
 		var ev watch.Event
 		var ok bool
@@ -54,9 +66,13 @@ func (w *shardWatch) run() {
 		case <-w.stop:
 			return
 		case <-w.changed:
-			w.send(expired())
-			return
-		case ev, ok = <-in:
+			w.inner.Stop()
+			w.inner = watch.NewEmptyWatch()
+			if !w.moveTo() {
+				return
+			}
+			continue
+		case ev, ok = <-w.inner.ResultChan():
 			if !ok {
 				return
 			}
@@ -78,12 +94,18 @@ func (w *shardWatch) keep(ev watch.Event) bool {
 	}
 }
 
-// send delivers ev unless the watch is stopped first.
+// send delivers ev unless the watch is stopped first, and records its
+// resourceVersion.
 func (w *shardWatch) send(ev watch.Event) bool {
 	select {
 	case w.out <- ev:
-		return true
 	case <-w.stop:
 		return false
 	}
+	if ev.Type != watch.Error {
+		if m, err := meta.Accessor(ev.Object); err == nil {
+			w.lastRV = m.GetResourceVersion()
+		}
+	}
+	return true
 }

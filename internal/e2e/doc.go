@@ -16,5 +16,7 @@
 // compare with upstream run against both controllers. TestShardedReplicas
 // builds examples/deployment-controller and runs replicas of it as
 // separate processes, sharded (--shard-ring), which it kills, adds and
-// reads the logs and /metrics of.
+// reads the logs and /metrics of. Their logs go to the test's temporary
+// directory, which is removed when it ends; with CTRLKIT_E2E_LOGS set to
+// a directory, they are kept there, one folder per test.
 package e2e

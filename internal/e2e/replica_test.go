@@ -57,6 +57,13 @@ type process struct {
 func startProcess(t *testing.T, name, bin string, args ...string) *process {
 	t.Helper()
 	p := &process{name: name, logPath: filepath.Join(t.TempDir(), name+".log")}
+	if d := os.Getenv("CTRLKIT_E2E_LOGS"); d != "" {
+		dir := filepath.Join(d, strings.ReplaceAll(t.Name(), "/", "_"))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p.logPath = filepath.Join(dir, name+".log")
+	}
 	out, err := os.Create(p.logPath)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,115 @@
+package sharding_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+	fcache "k8s.io/client-go/tools/cache/testing"
+
+	"github.com/ctrlkit/ctrlkit/controller/sharding"
+)
+
+// relistBackoff is the least a reflector waits before it lists again
+// after its watch ended.
+const relistBackoff = 800 * time.Millisecond
+
+// When the ring's target changes, the informer's cache follows at once,
+// not after the reflector's relist backoff: it takes in what the member
+// gained and drops what it lost, its handlers see the drops as
+// deletions, and its watch goes on, so that writes in the kept range
+// keep arriving. The source sets resourceVersions, as an API server
+// does.
+func TestInformerFollowsARangeChangeWithoutRelisting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		source := fcache.NewFakeControllerSource()
+		var namespaces []string
+		for i := range 12 {
+			ns := fmt.Sprintf("team-%d", i)
+			namespaces = append(namespaces, ns)
+			source.Add(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cm"}})
+		}
+		slices.Sort(namespaces)
+		half := namespacesIn(namespaces, sharding.Assign(2)[0])
+		if len(half) == 0 || len(half) == len(namespaces) {
+			t.Fatalf("the test's namespaces all hash to one half (%d of %d): pick others", len(half), len(namespaces))
+		}
+
+		client := fake.NewClientset() // the ring's Leases
+		a, b := newRing(t, client, "a"), newRing(t, client, "b")
+		ctx, stop := context.WithCancel(t.Context())
+		ctxB, stopB := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { _ = a.Run(ctx) })
+		wg.Go(func() { _ = b.Run(ctxB) })
+		factory := informers.NewSharedInformerFactory(client, 0)
+		defer func() {
+			stop()
+			factory.Shutdown()
+			wg.Wait()
+			source.Shutdown()
+		}()
+		informer := sharding.Informer(factory, &corev1.ConfigMap{}, cache.ToListerWatcherWithContext(source), a, sharding.Namespaced)
+		var deletes atomic.Int32
+		if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(any) { deletes.Add(1) }}); err != nil {
+			t.Fatal(err)
+		}
+		factory.Start(ctx.Done())
+		waitFor(t, "a's cache to hold its half", func() bool {
+			return informer.HasSynced() && slices.Equal(cachedNamespaces(informer.GetStore()), half)
+		})
+
+		// b leaves: a gains the other half.
+		_, changed := a.Target()
+		stopB()
+		<-changed
+		moved := time.Now()
+		waitFor(t, "a's cache to hold everything", func() bool {
+			return slices.Equal(cachedNamespaces(informer.GetStore()), namespaces)
+		})
+		if took := time.Since(moved); took >= relistBackoff {
+			t.Errorf("the cache took %s to hold the gained range, want less than the reflector's relist backoff (%s)", took, relistBackoff)
+		}
+
+		// Writes keep arriving on the moved watch.
+		source.Add(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team-12", Name: "cm"}})
+		waitFor(t, "an object written after the move to arrive", func() bool {
+			_, exists, _ := informer.GetStore().GetByKey("team-12/cm")
+			return exists
+		})
+
+		// b joins again: a loses a half, and drops it at once.
+		b2 := newRing(t, client, "b")
+		wg.Go(func() { _ = b2.Run(ctx) })
+		_, changed = a.Target()
+		<-changed
+		moved = time.Now()
+		target, _ := a.Target()
+		var kept []string
+		for _, ns := range append(slices.Clone(namespaces), "team-12") {
+			if target.Contains(sharding.KeyHash(ns, "")) {
+				kept = append(kept, ns)
+			}
+		}
+		slices.Sort(kept)
+		waitFor(t, "a's cache to hold only its new target", func() bool {
+			return slices.Equal(cachedNamespaces(informer.GetStore()), kept)
+		})
+		if took := time.Since(moved); took >= relistBackoff {
+			t.Errorf("the cache took %s to drop the lost range, want less than the reflector's relist backoff (%s)", took, relistBackoff)
+		}
+		if got, want := int(deletes.Load()), len(namespaces)+1-len(kept); got != want {
+			t.Errorf("the handler saw %d deletions, want one per object of the lost range (%d)", got, want)
+		}
+	})
+}
