@@ -51,8 +51,8 @@ func TestNewControllerWithRingKeepsToItsRange(t *testing.T) {
 		env.Start(ctrl)
 
 		// A key the controller sees before the ring has counted its
-		// object as listed waits a RetryPeriod (Pending): poll, for a
-		// virtual minute at most.
+		// object as listed comes back a little later (Listing): poll,
+		// for a virtual minute at most.
 		replicaSets := func(ns string) int {
 			rss, err := env.Client.AppsV1().ReplicaSets(ns).List(env.Context(), metav1.ListOptions{})
 			if err != nil {

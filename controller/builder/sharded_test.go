@@ -135,8 +135,8 @@ func TestShardedControllersSplitTheKeys(t *testing.T) {
 			slices.Sort(want[i])
 		}
 		// A key the controller sees before the ring has counted it as
-		// listed waits a RetryPeriod (Pending): poll, for a virtual
-		// minute at most. The ring does not promise which member gets
+		// listed comes back a little later (Listing): poll, for a
+		// virtual minute at most. The ring does not promise which member gets
 		// which half.
 		var got [2][]string
 		splitAsWanted := func() bool {

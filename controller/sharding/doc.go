@@ -193,9 +193,10 @@
 // composes with the handover as a second, local condition on Acquire:
 // the handover decides when a range may be served (no other member holds
 // it), the caches when its keys may be reconciled (this member sees them
-// whole); a gained key is Pending until both hold, kept keys stay admitted
-// while the informers list, and the acknowledgement of lost keys does
-// not wait for caches.
+// whole); a gained key is Pending until the handover, then Listing until
+// its caches hold it (the Gate retries it after RetryPeriod, then after
+// 100 ms), kept keys stay admitted while the informers list, and the
+// acknowledgement of lost keys does not wait for caches.
 //
 // # With a manager
 //

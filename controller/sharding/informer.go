@@ -46,8 +46,8 @@ func FromClient[L runtime.Object](c ListerWatcherClient[L]) *cache.ListWatch {
 // The ring admits a key (Acquire) only once this informer has listed the
 // key's range and its cache holds what the list returned: every
 // informer registered here must be started, or the ring's keys stay
-// Pending. With the ring's Options.Registry, the informer's store size is the gauge
-// ctrlkit_shard_cached_objects{ring, resource}.
+// Listing. With the ring's Options.Registry, the informer's store size is
+// the gauge ctrlkit_shard_cached_objects{ring, resource}.
 //
 //	sharding.Informer(factory, &appsv1.Deployment{},
 //		sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments("")), ring, sharding.Namespaced)

@@ -23,7 +23,7 @@ import (
 
 // A member that gains a range serves its keys only once every informer
 // has listed it: with the Deployment informer relisted and the ReplicaSet
-// informer's relist held back, the gained keys stay Pending (the kept ones
+// informer's relist held back, the gained keys stay Listing (the kept ones
 // are still admitted), and are admitted once the ReplicaSets are cached.
 func TestGainedKeysWaitForEveryInformer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -90,8 +90,13 @@ func TestGainedKeysWaitForEveryInformer(t *testing.T) {
 			_, cached, _ := deployments.GetStore().GetByKey(gained + "/web")
 			return a.Serving().Equal(sharding.NewRanges(sharding.FullRange)) && cached
 		})
-		if _, adm := a.Acquire(sharding.KeyHash(gained, "")); adm != sharding.Pending {
-			t.Fatalf("a gained key before its ReplicaSet informer listed it: %v, want pending", adm)
+		if _, adm := a.Acquire(sharding.KeyHash(gained, "")); adm != sharding.Listing {
+			t.Fatalf("a gained key before its ReplicaSet informer listed it: %v, want listing", adm)
+		}
+		// The list is under way: the gate retries the key sooner than a
+		// handover would take (newRing's RetryPeriod is 500 ms).
+		if _, retry, ok := sharding.StringKeyGate(a).Admit(gained + "/web"); ok || retry <= 0 || retry >= 500*time.Millisecond {
+			t.Errorf("the gate on a listing key: ok %v, retry after %s; want a retry sooner than the ring's RetryPeriod", ok, retry)
 		}
 		if !admitted(own) {
 			t.Error("a key a kept is not admitted while another informer relists")

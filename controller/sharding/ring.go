@@ -37,6 +37,11 @@ const (
 	Pending
 	// NotOwned: another member's key. Drop it: its owner has it.
 	NotOwned
+	// Listing: the key is in the range this member serves, but an
+	// informer registered by Informer has not delivered its list of the
+	// range to its cache yet. Try again soon: that takes a list, not a
+	// handover.
+	Listing
 )
 
 // String names the admission in logs and metrics.
@@ -46,6 +51,8 @@ func (a Admission) String() string {
 		return "admitted"
 	case Pending:
 		return "pending"
+	case Listing:
+		return "listing"
 	default:
 		return "not_owned"
 	}
@@ -180,16 +187,20 @@ func (r *Ring) Serving() Ranges {
 }
 
 // Acquire decides whether the key with hash h may be reconciled by this
-// member now: h must be in its serving range and, for every informer
-// registered by Informer, in the range that informer has listed and
-// delivered to its cache (Pending until then). If Admitted, the member counts the reconcile as in flight
-// until release is called (exactly once), and hands no range over while
-// it runs outside its range; otherwise release is nil.
+// member now: h must be in its serving range (Pending until then) and,
+// for every informer registered by Informer, in the range that informer
+// has listed and delivered to its cache (Listing until then). If
+// Admitted, the member counts the reconcile as in flight until release is
+// called (exactly once), and hands no range over while it runs outside
+// its range; otherwise release is nil.
 func (r *Ring) Acquire(h uint64) (release func(), a Admission) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	serving := r.serving.Contains(h) && !r.fencedLocked(r.clock.Now())
 	switch {
-	case r.serving.Contains(h) && !r.fencedLocked(r.clock.Now()) && r.listedLocked(h):
+	case serving && !r.listedLocked(h):
+		return nil, Listing
+	case serving:
 		r.inFlight[h]++
 		if _, ok := r.owned[h]; !ok {
 			r.owned[h] = struct{}{}
