@@ -54,7 +54,14 @@ func (w *shardWatch) moveTo() bool {
 	if m, err := meta.ListAccessor(list); err == nil {
 		listRV = m.GetResourceVersion()
 	}
-	items := listItems(list)
+	// Each item its own allocation, as the reflector's own list takes
+	// them: one cached item would otherwise keep the list's whole array.
+	items, err := meta.ExtractListWithAlloc(list)
+	if err != nil {
+		s.log.Error(err, "Reading the list of the new shard range failed; the informer lists again")
+		w.send(expired())
+		return false
+	}
 	deleted := s.notListed(items)
 	s.ring.listing(s.cache, target, changed, append(deleted, items...))
 	s.listed(target, changed)
