@@ -13,7 +13,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 	"k8s.io/client-go/tools/cache"
@@ -57,23 +56,14 @@ func TestGainedKeysWaitForEveryInformer(t *testing.T) {
 		release := make(chan struct{})
 		heldReplicaSets := heldLister{ReplicaSetInterface: client.AppsV1().ReplicaSets(""), hold: &holdLists, release: release}
 
-		a, b := newRing(t, client, "a"), newRing(t, client, "b")
-		ctx, stop := context.WithCancel(t.Context())
-		ctxB, stopB := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		wg.Go(func() { _ = a.Run(ctx) })
-		wg.Go(func() { _ = b.Run(ctxB) })
-		factory := informers.NewSharedInformerFactory(client, 0)
-		defer func() {
-			stop()
-			factory.Shutdown()
-			wg.Wait()
-		}()
-		deployments := sharding.Informer(factory, &appsv1.Deployment{},
+		a := newRing(t, client, "a")
+		m, leave := runMembers(t, client, a, newRing(t, client, "b"))
+		defer m.stop()
+		deployments := sharding.Informer(m.factory, &appsv1.Deployment{},
 			sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments("")), a, sharding.Namespaced)
-		replicaSets := sharding.Informer(factory, &appsv1.ReplicaSet{},
+		replicaSets := sharding.Informer(m.factory, &appsv1.ReplicaSet{},
 			sharding.FromClient[*appsv1.ReplicaSetList](heldReplicaSets), a, sharding.Namespaced)
-		factory.Start(ctx.Done())
+		m.factory.Start(m.ctx.Done())
 
 		admitted := func(ns string) bool {
 			release, adm := a.Acquire(sharding.KeyHash(ns, ""))
@@ -85,7 +75,7 @@ func TestGainedKeysWaitForEveryInformer(t *testing.T) {
 		waitFor(t, "a to serve its own half", func() bool { return a.Serving().Equal(sharding.NewRanges(halves[0])) && admitted(own) })
 
 		holdLists.Store(true)
-		stopB()
+		leave[1]()
 		waitFor(t, "a to serve everything, its Deployment cache holding the gained namespace", func() bool {
 			_, cached, _ := deployments.GetStore().GetByKey(gained + "/web")
 			return a.Serving().Equal(sharding.NewRanges(sharding.FullRange)) && cached
@@ -160,20 +150,13 @@ func TestGainedKeysSeeTheOldOwnersLastWrites(t *testing.T) {
 		a, b := member("a"), member("b")
 		var hold atomic.Bool
 		release := make(chan struct{})
-		ctx, stop := context.WithCancel(t.Context())
-		var wg sync.WaitGroup
-		wg.Go(func() { _ = a.Run(ctx) })
-		wg.Go(func() { _ = b.Run(ctx) })
-		factory := informers.NewSharedInformerFactory(client, 0)
-		defer func() {
-			close(release)
-			stop()
-			factory.Shutdown()
-			wg.Wait()
-		}()
-		replicaSets := sharding.Informer(factory, &appsv1.ReplicaSet{},
+		m, _ := runMembers(t, client, a, b)
+		defer m.stop()
+		defer close(release)
+		ctx := m.ctx
+		replicaSets := sharding.Informer(m.factory, &appsv1.ReplicaSet{},
 			laggingWatches{sharding.FromClient[*appsv1.ReplicaSetList](client.AppsV1().ReplicaSets("")), &hold, release}, a, sharding.Namespaced)
-		factory.Start(ctx.Done())
+		m.factory.Start(ctx.Done())
 
 		waitFor(t, "a and b to serve their shares", func() bool {
 			target, _ := a.Target()

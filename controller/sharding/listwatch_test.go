@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -18,7 +17,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 
@@ -73,18 +71,9 @@ func TestInformerCachesOnlyTheTargetAndFollowsIt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := newRing(t, client, "b")
-		ctx, stop := context.WithCancel(t.Context())
-		ctxB, stopB := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		wg.Go(func() { _ = a.Run(ctx) })
-		wg.Go(func() { _ = b.Run(ctxB) })
-		factory := informers.NewSharedInformerFactory(client, 0)
-		defer func() { // in this order: the bubble's clock runs while anything waits on it
-			stop()
-			factory.Shutdown()
-			wg.Wait()
-		}()
+		m, leave := runMembers(t, client, a, newRing(t, client, "b"))
+		defer m.stop()
+		factory := m.factory
 		informer := sharding.Informer(factory, &corev1.ConfigMap{},
 			sharding.FromClient[*corev1.ConfigMapList](client.CoreV1().ConfigMaps("")), a, sharding.Namespaced)
 		if factory.Core().V1().ConfigMaps().Informer().GetStore() != informer.GetStore() {
@@ -95,7 +84,7 @@ func TestInformerCachesOnlyTheTargetAndFollowsIt(t *testing.T) {
 		if got := cachedObjects(t, reg); len(got) != 2 || got["configmaps"] != 0 || got["deployments.apps"] != 0 {
 			t.Fatalf("gauges before the informers start: %v, want configmaps and deployments.apps at 0", got)
 		}
-		factory.Start(ctx.Done())
+		factory.Start(m.ctx.Done())
 
 		half := namespacesIn(namespaces, sharding.Assign(2)[0])
 		if len(half) == 0 || len(half) == len(namespaces) {
@@ -106,7 +95,7 @@ func TestInformerCachesOnlyTheTargetAndFollowsIt(t *testing.T) {
 				cachedObjects(t, reg)["configmaps"] == float64(len(half))
 		})
 
-		stopB()
+		leave[1]()
 		waitFor(t, "a's cache and gauge to hold everything once b has left", func() bool {
 			return slices.Equal(cachedNamespaces(informer.GetStore()), namespaces) &&
 				cachedObjects(t, reg)["configmaps"] == float64(len(namespaces))

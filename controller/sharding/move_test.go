@@ -1,10 +1,8 @@
 package sharding_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -12,7 +10,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	fcache "k8s.io/client-go/tools/cache/testing"
@@ -46,32 +43,23 @@ func TestInformerFollowsARangeChangeWithoutRelisting(t *testing.T) {
 		}
 
 		client := fake.NewClientset() // the ring's Leases
-		a, b := newRing(t, client, "a"), newRing(t, client, "b")
-		ctx, stop := context.WithCancel(t.Context())
-		ctxB, stopB := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		wg.Go(func() { _ = a.Run(ctx) })
-		wg.Go(func() { _ = b.Run(ctxB) })
-		factory := informers.NewSharedInformerFactory(client, 0)
-		defer func() {
-			stop()
-			factory.Shutdown()
-			wg.Wait()
-			source.Shutdown()
-		}()
-		informer := sharding.Informer(factory, &corev1.ConfigMap{}, cache.ToListerWatcherWithContext(source), a, sharding.Namespaced)
+		a := newRing(t, client, "a")
+		m, leave := runMembers(t, client, a, newRing(t, client, "b"))
+		defer source.Shutdown()
+		defer m.stop()
+		informer := sharding.Informer(m.factory, &corev1.ConfigMap{}, cache.ToListerWatcherWithContext(source), a, sharding.Namespaced)
 		var deletes atomic.Int32
 		if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(any) { deletes.Add(1) }}); err != nil {
 			t.Fatal(err)
 		}
-		factory.Start(ctx.Done())
+		m.factory.Start(m.ctx.Done())
 		waitFor(t, "a's cache to hold its half", func() bool {
 			return informer.HasSynced() && slices.Equal(cachedNamespaces(informer.GetStore()), half)
 		})
 
 		// b leaves: a gains the other half.
 		_, changed := a.Target()
-		stopB()
+		leave[1]()
 		<-changed
 		moved := time.Now()
 		waitFor(t, "a's cache to hold everything", func() bool {
@@ -89,8 +77,7 @@ func TestInformerFollowsARangeChangeWithoutRelisting(t *testing.T) {
 		})
 
 		// b joins again: a loses a half, and drops it at once.
-		b2 := newRing(t, client, "b")
-		wg.Go(func() { _ = b2.Run(ctx) })
+		m.run(newRing(t, client, "b"))
 		_, changed = a.Target()
 		<-changed
 		moved = time.Now()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr/testr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
@@ -25,6 +26,42 @@ func newRing(t *testing.T, client *fake.Clientset, id string) *sharding.Ring {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// runningMembers runs ring members, and the informers of an informer factory
+// (once the test starts it), until stop.
+type runningMembers struct {
+	ctx     context.Context // ends at stop
+	factory informers.SharedInformerFactory
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// runMembers runs rings on client's Leases; leave[i] makes rings[i]
+// leave the ring.
+func runMembers(t *testing.T, client *fake.Clientset, rings ...*sharding.Ring) (m *runningMembers, leave []context.CancelFunc) {
+	ctx, cancel := context.WithCancel(t.Context())
+	m = &runningMembers{ctx: ctx, cancel: cancel, factory: informers.NewSharedInformerFactory(client, 0)}
+	for _, r := range rings {
+		leave = append(leave, m.run(r))
+	}
+	return m, leave
+}
+
+// run runs one more member, until the returned function or stop.
+func (m *runningMembers) run(r *sharding.Ring) (leave context.CancelFunc) {
+	ctx, leave := context.WithCancel(m.ctx)
+	m.wg.Go(func() { _ = r.Run(ctx) })
+	return leave
+}
+
+// stop ends the members and the informers and waits for them, in this
+// order: a synctest bubble's clock runs only while everything waits on
+// it.
+func (m *runningMembers) stop() {
+	m.cancel()
+	m.factory.Shutdown()
+	m.wg.Wait()
 }
 
 // waitFor polls cond once per virtual 100ms, for at most a virtual minute.

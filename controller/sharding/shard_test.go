@@ -1,10 +1,8 @@
 package sharding_test
 
 import (
-	"context"
 	goruntime "runtime"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -64,16 +62,9 @@ func TestShardRegistersInformersOfTheRange(t *testing.T) {
 		}
 		client := fake.NewClientset()
 		a, b := newRing(t, client, "a"), newRing(t, client, "b")
-		ctx, stop := context.WithCancel(t.Context())
-		var wg sync.WaitGroup
-		wg.Go(func() { _ = a.Run(ctx) })
-		wg.Go(func() { _ = b.Run(ctx) })
-		factory := informers.NewSharedInformerFactory(client, 0)
-		defer func() {
-			stop()
-			factory.Shutdown()
-			wg.Wait()
-		}()
+		m, _ := runMembers(t, client, a, b)
+		defer m.stop()
+		ctx, factory := m.ctx, m.factory
 		waitFor(t, "the two members to serve a half each", func() bool {
 			return a.Serving().Equal(sharding.NewRanges(halves[0])) && b.Serving().Equal(sharding.NewRanges(halves[1]))
 		})
