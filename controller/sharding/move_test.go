@@ -1,6 +1,8 @@
 package sharding_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -10,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	fcache "k8s.io/client-go/tools/cache/testing"
@@ -29,18 +32,7 @@ const relistBackoff = 800 * time.Millisecond
 // does.
 func TestInformerFollowsARangeChangeWithoutRelisting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		source := fcache.NewFakeControllerSource()
-		var namespaces []string
-		for i := range 12 {
-			ns := fmt.Sprintf("team-%d", i)
-			namespaces = append(namespaces, ns)
-			source.Add(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cm"}})
-		}
-		slices.Sort(namespaces)
-		half := namespacesIn(namespaces, sharding.Assign(2)[0])
-		if len(half) == 0 || len(half) == len(namespaces) {
-			t.Fatalf("the test's namespaces all hash to one half (%d of %d): pick others", len(half), len(namespaces))
-		}
+		source, namespaces, half := configMapSource(t)
 
 		client := fake.NewClientset() // the ring's Leases
 		a := newRing(t, client, "a")
@@ -99,4 +91,69 @@ func TestInformerFollowsARangeChangeWithoutRelisting(t *testing.T) {
 			t.Errorf("the handler saw %d deletions, want one per object of the lost range (%d)", got, want)
 		}
 	})
+}
+
+// A move whose list fails (the API server went away) loses nothing: the
+// watch ends, the reflector lists again, with its backoff, until the
+// server answers, and the cache then holds the new range.
+func TestInformerMoveSurvivesAFailedList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		source, namespaces, half := configMapSource(t)
+		lists := &failingLists{ListerWatcherWithContext: cache.ToListerWatcherWithContext(source)}
+		client := fake.NewClientset()
+		a := newRing(t, client, "a")
+		m, leave := runMembers(t, client, a, newRing(t, client, "b"))
+		defer source.Shutdown()
+		defer m.stop()
+		informer := sharding.Informer(m.factory, &corev1.ConfigMap{}, lists, a, sharding.Namespaced)
+		m.factory.Start(m.ctx.Done())
+		waitFor(t, "a's cache to hold its half", func() bool {
+			return informer.HasSynced() && slices.Equal(cachedNamespaces(informer.GetStore()), half)
+		})
+
+		lists.failing.Store(true)
+		leave[1]()
+		waitFor(t, "a list of the new range to fail", func() bool { return lists.failed.Load() > 0 })
+		if got := cachedNamespaces(informer.GetStore()); !slices.Equal(got, half) {
+			t.Errorf("while lists fail, a's cache holds %v, want its old half %v", got, half)
+		}
+		lists.failing.Store(false)
+		waitFor(t, "a's cache to hold everything once lists succeed", func() bool {
+			return slices.Equal(cachedNamespaces(informer.GetStore()), namespaces)
+		})
+	})
+}
+
+// configMapSource is a source of a ConfigMap in each of 12 namespaces
+// named team-N (sorted), and those of the first of two equal ranges.
+func configMapSource(t *testing.T) (source *fcache.FakeControllerSource, namespaces, half []string) {
+	t.Helper()
+	source = fcache.NewFakeControllerSource()
+	for i := range 12 {
+		ns := fmt.Sprintf("team-%d", i)
+		namespaces = append(namespaces, ns)
+		source.Add(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cm"}})
+	}
+	slices.Sort(namespaces)
+	half = namespacesIn(namespaces, sharding.Assign(2)[0])
+	if len(half) == 0 || len(half) == len(namespaces) {
+		t.Fatalf("the test's namespaces all hash to one half (%d of %d): pick others", len(half), len(namespaces))
+	}
+	return source, namespaces, half
+}
+
+// failingLists fails every list while failing is set, as an API server
+// that went away would.
+type failingLists struct {
+	cache.ListerWatcherWithContext
+	failing atomic.Bool
+	failed  atomic.Int32
+}
+
+func (l *failingLists) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	if l.failing.Load() {
+		l.failed.Add(1)
+		return nil, errors.New("connection refused")
+	}
+	return l.ListerWatcherWithContext.ListWithContext(ctx, opts)
 }
