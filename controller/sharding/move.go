@@ -2,6 +2,7 @@ package sharding
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"time"
 
@@ -36,58 +37,29 @@ const storeCatchUpTimeout = 10 * time.Second
 // or Modified for each listed object, and a Bookmark at the list's
 // resourceVersion, from which it then watches the new target. It
 // reports false once the watch has ended: stopped, or, where it cannot
-// move (an informer of its own that it cannot see the store of, a failed
-// list), after an expired error event.
+// move (a plain ListWatch, which cannot see its informer's store; a
+// store that does not catch up; a failed list), after an expired error
+// event.
 func (w *shardWatch) moveTo() bool {
 	s := w.lw
 	if !s.canMove() || !s.awaitStore(w.ctx, w.stop, w.lastRV) {
 		w.send(expired())
 		return false
 	}
-	list, target, changed, err := s.list(w.ctx, metav1.ListOptions{})
+	events, listRV, err := w.relist()
 	if err != nil {
-		s.log.V(2).Info("Listing the new shard range failed; the informer lists again", "err", err)
+		s.log.Info("Could not move a watch to the new shard range; the informer lists it again", "err", err)
 		w.send(expired())
 		return false
 	}
-	listRV := ""
-	if m, err := meta.ListAccessor(list); err == nil {
-		listRV = m.GetResourceVersion()
-	}
-	// Each item its own allocation, as the reflector's own list takes
-	// them: one cached item would otherwise keep the list's whole array.
-	items, err := meta.ExtractListWithAlloc(list)
-	if err != nil {
-		s.log.Error(err, "Reading the list of the new shard range failed; the informer lists again")
-		w.send(expired())
-		return false
-	}
-	deleted := s.notListed(items)
-	s.ring.listing(s.cache, target, changed, append(deleted, items...))
-	s.listed(target, changed)
-	w.target, w.changed = target, changed
-
-	for _, obj := range deleted {
-		if !w.send(watch.Event{Type: watch.Deleted, Object: obj}) {
-			return false
-		}
-	}
-	for _, obj := range items {
-		ev := watch.Event{Type: watch.Added, Object: obj}
-		if _, exists, _ := s.cache.indexer.Get(obj); exists {
-			ev.Type = watch.Modified
-		}
+	for _, ev := range events {
 		if !w.send(ev) {
 			return false
 		}
 	}
-	if !w.send(watch.Event{Type: watch.Bookmark, Object: s.bookmark(listRV)}) {
-		return false
-	}
-
 	opts := w.opts
 	opts.ResourceVersion = listRV
-	s.restrict(&opts, target)
+	s.restrict(&opts, w.target)
 	inner, err := s.lw.WatchWithContext(w.ctx, opts)
 	if err != nil {
 		// The watch ends; the reflector watches again from the bookmark.
@@ -96,6 +68,51 @@ func (w *shardWatch) moveTo() bool {
 	}
 	w.inner = inner
 	return true
+}
+
+// relist lists the ring's target, makes it the watch's, and returns the
+// events that turn the informer's store into the list, and the list's
+// resourceVersion.
+func (w *shardWatch) relist() ([]watch.Event, string, error) {
+	s := w.lw
+	list, target, changed, err := s.list(w.ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, "", err
+	}
+	m, err := meta.ListAccessor(list)
+	if err != nil {
+		return nil, "", err
+	}
+	listRV := m.GetResourceVersion()
+	if listRV == "" {
+		return nil, "", fmt.Errorf("sharding: a list of %T has no resourceVersion to watch from", list)
+	}
+	// Each item its own allocation, as the reflector's own list takes
+	// them: one cached item would otherwise keep the list's whole array.
+	items, err := meta.ExtractListWithAlloc(list)
+	if err != nil {
+		return nil, "", err
+	}
+	deleted, err := s.notListed(items)
+	if err != nil {
+		return nil, "", err
+	}
+	s.ring.listing(s.cache, target, changed, append(deleted, items...))
+	s.listed(target, changed)
+	w.target, w.changed = target, changed
+
+	events := make([]watch.Event, 0, len(deleted)+len(items)+1)
+	for _, obj := range deleted {
+		events = append(events, watch.Event{Type: watch.Deleted, Object: obj})
+	}
+	for _, obj := range items {
+		ev := watch.Event{Type: watch.Added, Object: obj}
+		if _, exists, _ := s.cache.indexer.Get(obj); exists {
+			ev.Type = watch.Modified
+		}
+		events = append(events, ev)
+	}
+	return append(events, s.bookmark(listRV)), listRV, nil
 }
 
 // canMove reports whether the watch can move in place: the informer is
@@ -136,8 +153,10 @@ func (s *shardedListWatch) awaitStore(ctx context.Context, stop <-chan struct{},
 }
 
 // notListed are copies of the objects in the informer's store that are
-// not among items (copies: the informer's transform may run on them).
-func (s *shardedListWatch) notListed(items []runtime.Object) []runtime.Object {
+// not among items (copies: the informer's transform may run on them). It
+// fails on an object of another type than the informer's, which a
+// transform may have made: the reflector would drop its deletion.
+func (s *shardedListWatch) notListed(items []runtime.Object) ([]runtime.Object, error) {
 	listed := make(map[string]struct{}, len(items))
 	for _, item := range items {
 		if key, err := cache.MetaNamespaceKeyFunc(item); err == nil {
@@ -150,19 +169,22 @@ func (s *shardedListWatch) notListed(items []runtime.Object) []runtime.Object {
 		if _, ok := listed[key]; ok || err != nil {
 			continue
 		}
-		if o, ok := obj.(runtime.Object); ok {
-			gone = append(gone, o.DeepCopyObject())
+		o, ok := obj.(runtime.Object)
+		if !ok || reflect.TypeOf(o) != reflect.TypeOf(s.example) {
+			return nil, fmt.Errorf("sharding: the cache holds a %T, not a %T as the informer's watch does", obj, s.example)
 		}
+		gone = append(gone, o.DeepCopyObject())
 	}
-	return gone
+	return gone, nil
 }
 
-// bookmark is an empty object of the informer's type at resourceVersion
-// rv, for a Bookmark event.
-func (s *shardedListWatch) bookmark(rv string) runtime.Object {
-	obj := reflect.New(reflect.TypeOf(s.example).Elem()).Interface().(runtime.Object)
+// bookmark is a Bookmark event at resourceVersion rv. Its object is a
+// copy of the informer's example object: the reflector drops an event
+// whose object is not of the informer's type (and, unstructured, kind).
+func (s *shardedListWatch) bookmark(rv string) watch.Event {
+	obj := s.example.DeepCopyObject()
 	if m, err := meta.Accessor(obj); err == nil {
 		m.SetResourceVersion(rv)
 	}
-	return obj
+	return watch.Event{Type: watch.Bookmark, Object: obj}
 }
