@@ -128,7 +128,8 @@ func (s *shardedListWatch) canMove() bool {
 // rv, that of the last event the watch passed on: the informer applies
 // events in order, so the store then holds all of them. It reports false
 // if rv is unknown, the store does not get there within
-// storeCatchUpTimeout, or the watch ends.
+// storeCatchUpTimeout, or the watch ends. It polls: a store tells no one
+// when it moves on, and a handler would not see a Bookmark.
 func (s *shardedListWatch) awaitStore(ctx context.Context, stop <-chan struct{}, rv string) bool {
 	if rv == "" {
 		return false
