@@ -23,7 +23,7 @@ import (
 // has the object, so the indexer then holds every object the list
 // returned in the gained part.
 type listedCache struct {
-	indexer       cache.Indexer // the informer's, for RingOf
+	indexer       cache.Indexer // the informer's: for RingOf, and what a moved watch diffs its list against
 	listed        Ranges
 	pendingTarget Ranges
 	pending       map[string]struct{}

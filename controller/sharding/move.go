@@ -2,6 +2,7 @@ package sharding
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/features"
 	"k8s.io/client-go/tools/cache"
@@ -34,7 +36,8 @@ const storeCatchUpTimeout = 10 * time.Second
 // passes on the events that turn the store into the list: Deleted for
 // each object the store holds and the list does not (as the API server's
 // watch does for an object that no longer matches its selector), Added
-// or Modified for each listed object, and a Bookmark at the list's
+// for each listed object (the informer makes it an update of what its
+// store holds, as for a relist), and a Bookmark at the list's
 // resourceVersion, from which it then watches the new target. It
 // reports false once the watch has ended: stopped, or, where it cannot
 // move (a plain ListWatch, which cannot see its informer's store; a
@@ -106,22 +109,17 @@ func (w *shardWatch) relist() ([]watch.Event, string, error) {
 		events = append(events, watch.Event{Type: watch.Deleted, Object: obj})
 	}
 	for _, obj := range items {
-		ev := watch.Event{Type: watch.Added, Object: obj}
-		if _, exists, _ := s.cache.indexer.Get(obj); exists {
-			ev.Type = watch.Modified
-		}
-		events = append(events, ev)
+		events = append(events, watch.Event{Type: watch.Added, Object: obj})
 	}
 	return append(events, s.bookmark(listRV)), listRV, nil
 }
 
-// canMove reports whether the watch can move in place: the informer is
-// one Informer registered, whose store it can see, and whose store
-// tracks the resourceVersion it has reached (client-go's AtomicFIFO, on
-// by default).
+// canMove reports whether the watch can move in place: Informer made it
+// (and so gave it the informer's store and type), and the store tracks
+// the resourceVersion it has reached (client-go's AtomicFIFO, on by
+// default).
 func (s *shardedListWatch) canMove() bool {
-	return s.cache != nil && s.cache.indexer != nil && s.example != nil &&
-		features.FeatureGates().Enabled(features.AtomicFIFO)
+	return s.cache != nil && features.FeatureGates().Enabled(features.AtomicFIFO)
 }
 
 // awaitStore waits until the informer's store has reached resourceVersion
@@ -134,24 +132,22 @@ func (s *shardedListWatch) awaitStore(ctx context.Context, stop <-chan struct{},
 	if rv == "" {
 		return false
 	}
-	timeout := time.NewTimer(storeCatchUpTimeout)
-	defer timeout.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for s.cache.indexer.LastStoreSyncResourceVersion() != rv {
+	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, storeCatchUpTimeout, true, func(context.Context) (bool, error) {
 		select {
-		case <-ctx.Done():
-			return false
 		case <-stop:
-			return false
-		case <-timeout.C:
-			s.log.Info("The informer did not catch up with its watch; it lists its new shard range again", "resourceVersion", rv)
-			return false
-		case <-tick.C:
+			return false, errWatchStopped
+		default:
+			return s.cache.indexer.LastStoreSyncResourceVersion() == rv, nil
 		}
+	})
+	if wait.Interrupted(err) && ctx.Err() == nil {
+		s.log.Info("The informer did not catch up with its watch; it lists its new shard range again", "resourceVersion", rv)
 	}
-	return true
+	return err == nil
 }
+
+// errWatchStopped ends awaitStore when the reflector stops the watch.
+var errWatchStopped = errors.New("sharding: the watch was stopped")
 
 // notListed are copies of the objects in the informer's store that are
 // not among items (copies: the informer's transform may run on them). It
