@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -159,25 +160,23 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	factory.Start(watchCtx.Done())
 	factory.WaitForCacheSync(watchCtx.Done())
 
-	var (
-		procs controllerGroup
-		kcm   *deploymentKCM
-	)
+	// The controllers under test that make the burst: ours, or in the
+	// memory mode kube-controller-manager with its Deployment controller
+	// alone (the control plane's own one runs upstream's otherwise).
+	var procs []*process
 	switch {
 	case spec.controller == ours:
 		fmt.Fprintf(log, "scalebench %s: starting our controller (logs in %s, kept with -dir)\n", spec, cp.Dir())
-		if procs, err = startControllers(ctx, cfg.bin, cp.KubeconfigPath(), cp.Dir(), spec.members, cfg.debounce); err != nil {
-			return res, err
-		}
-		defer func() { err = errors.Join(err, procs.stop()) }()
+		procs, err = startOurs(ctx, cfg, cp, cp.Dir(), spec.members)
 	case cfg.mode == "memory":
-		// The measured process makes the burst: a kube-controller-manager
-		// with the Deployment controller alone.
-		if kcm, err = startDeploymentKCM(ctx, cp, cp.Dir()); err != nil {
-			return res, err
-		}
-		defer func() { err = errors.Join(err, kcm.stop()) }()
+		var kcm *process
+		kcm, err = startKCM(ctx, cp, cp.Dir())
+		procs = []*process{kcm}
 	}
+	if err != nil {
+		return res, err
+	}
+	defer func() { err = errors.Join(err, stopAll(procs)) }()
 
 	// The benchmark's own requests, to subtract: every attempt, since the
 	// API server counts a retried one again.
@@ -207,29 +206,33 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	}
 	served := after.minus(before)
 	own := writes{{"POST", "deployments"}: int(creates.Load()), {"PATCH", "deployments"}: int(patches.Load())}
-	res.apiWrites = served.all.filter(byDeploymentController).minus(own)
-	res.conflicts = served.conflicts.filter(byDeploymentController)
+	res.apiWrites = served.all.minus(own)
+	res.conflicts = served.conflicts
 	if res.events, err = countEvents(ctx, client); err != nil {
 		return res, err
 	}
 	res.reconciles = -1
 	if spec.controller == ours {
-		if res.reconciles, err = procs.reconciles(ctx); err != nil {
+		if res.reconciles, err = reconciles(ctx, procs); err != nil {
 			return res, err
 		}
 	}
 	if spec.members > 0 {
 		// While every replica still runs: none has seen another leave.
-		res.members, err = procs.reports(ctx)
+		res.members, err = reports(ctx, procs)
 	}
 	if cfg.mode == "memory" {
-		var side memorySide
+		restart := func(ctx context.Context, dir string) (*process, error) { return startKCM(ctx, cp, dir) }
 		if spec.controller == ours {
-			side = oursSide(cfg, cp, procs)
-		} else {
-			side = upstreamSide(cp, kcm)
+			restart = func(ctx context.Context, dir string) (*process, error) {
+				procs, err := startOurs(ctx, cfg, cp, dir, 0)
+				if err != nil {
+					return nil, err
+				}
+				return procs[0], nil
+			}
 		}
-		res.memory, err = measureMemory(ctx, cfg, cp, side, log)
+		res.memory, err = measureMemory(ctx, cfg, cp.Dir(), procs[0], restart, log)
 	}
 	return res, err
 }
@@ -245,37 +248,27 @@ func (c config) runDir(i int, spec runSpec) string {
 
 // settledWrites waits until the Deployment controller's writes stop (the
 // last status updates may land after the last Deployment is available),
-// polling kube-apiserver's metrics, and returns its last counts.
+// polling kube-apiserver's metrics for up to a minute, and returns its
+// last counts.
 func settledWrites(ctx context.Context, client kubernetes.Interface, log io.Writer) (serverWrites, error) {
-	const (
-		interval = 2 * time.Second
-		limit    = time.Minute
-	)
-	began := time.Now()
 	prev, err := scrapeWrites(ctx, client)
 	if err != nil {
 		return serverWrites{}, err
 	}
-	for {
-		select {
-		case <-ctx.Done():
-			return serverWrites{}, ctx.Err()
-		case <-time.After(interval):
-		}
+	var changed writes
+	err = wait.PollUntilContextTimeout(ctx, 2*time.Second, time.Minute, false, func(ctx context.Context) (bool, error) {
 		cur, err := scrapeWrites(ctx, client)
 		if err != nil {
-			return serverWrites{}, err
+			return false, err
 		}
-		changed := cur.all.minus(prev.all).filter(byDeploymentController)
-		if len(changed) == 0 {
-			return cur, nil
-		}
-		if time.Since(began) > limit {
-			fmt.Fprintf(log, "scalebench: Deployment controller writes still going after %s (%s); counting up to now\n", limit, changed.join(", "))
-			return cur, nil
-		}
-		prev = cur
+		changed, prev = cur.all.minus(prev.all), cur
+		return len(changed) == 0, nil
+	})
+	if wait.Interrupted(err) && ctx.Err() == nil {
+		fmt.Fprintf(log, "scalebench: Deployment controller writes still going after a minute (%s); counting up to now\n", changed.join(", "))
+		err = nil
 	}
+	return prev, err
 }
 
 // eventSource is the component both controllers' events come from.

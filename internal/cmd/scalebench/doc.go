@@ -25,23 +25,15 @@
 //
 // memory: does ours give back what a burst of work leaves behind? It runs
 // ours and a kube-controller-manager with only its Deployment controller
-// (--controllers=deployment; the control plane's own keeps the ReplicaSet
-// controller) in -runs alternating pairs, each run on a fresh control
-// plane. In each, the controller makes the burst (creates, and rollouts
-// unless -rollout=false), then, one process at a time on the same
-// objects, it is sampled, stopped, started again and sampled again. A
-// process is sampled once its Deployment queue has taken a key per
-// Deployment and is empty: its VmRSS (/proc/<pid>/status) at the start
-// and the end of a -settle window, and go_memstats_heap_inuse_bytes at
-// the end, just after a GC forced through /debug/pprof/heap?gc=1 (ours
-// serves it beside /metrics, kcm on its secure port), so that garbage an
-// idle process has not collected yet does not count (heap_alloc beside it
-// is the live objects: what heap_inuse holds beyond them is free room in
-// spans that a live object keeps); the heap profile of that GC is kept in
-// the run's directory as heap-burst.pb.gz and heap-restart.pb.gz (see
-// them with go tool pprof -sample_index=inuse_space -top). It prints each
-// process's figures per pair with their medians, and the targets of
-// issue 36.
+// in -runs alternating pairs. In each run the controller makes the burst
+// (the creates, and the rollout unless -rollout=false); then it is
+// sampled, stopped, started again on the same objects and sampled again.
+// A process is sampled once its Deployment queue has taken a key per
+// Deployment and is empty: its RSS at the start and the end of a -settle
+// window, and at the end, just after a forced GC, heap_inuse and
+// heap_alloc (the live objects; the difference is free room in spans a
+// live object keeps). The heap profile of that GC is kept in the run's
+// directory as heap-burst.pb.gz and heap-restart.pb.gz.
 //
 // Ours is examples/deployment-controller, built once per invocation and
 // run as a child process (one, or one per ring member with --shard-ring)

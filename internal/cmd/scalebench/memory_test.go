@@ -36,20 +36,6 @@ func TestParseFlagsMemory(t *testing.T) {
 	}
 }
 
-func TestParseVmRSS(t *testing.T) {
-	got, err := parseVmRSS(strings.NewReader("Name:\tkube-controller\nVmPeak:\t 1500000 kB\nVmRSS:\t  153600 kB\nRssAnon:\t  120000 kB\n"))
-	if err != nil || got != 150<<20 {
-		t.Errorf("parseVmRSS = %d, %v; want %d", got, err, 150<<20)
-	}
-	if _, err := parseVmRSS(strings.NewReader("Name:\tzombie\n")); err == nil {
-		t.Error("parseVmRSS without a VmRSS line succeeded")
-	}
-	// This process's own, as the benchmark reads a child's.
-	if rss, err := vmRSS(os.Getpid()); err != nil || rss == 0 {
-		t.Errorf("vmRSS(self) = %d, %v", rss, err)
-	}
-}
-
 // fakeMemProcess serves /metrics and /debug/pprof/heap as ours and kcm do,
 // counting the forced GCs, with a deployment queue of the given adds and
 // depth.
@@ -61,7 +47,9 @@ type fakeMemProcess struct {
 func (f *fakeMemProcess) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/metrics":
-		fmt.Fprintf(w, `# TYPE go_memstats_heap_inuse_bytes gauge
+		fmt.Fprintf(w, `# TYPE process_resident_memory_bytes gauge
+process_resident_memory_bytes 1.048576e+08
+# TYPE go_memstats_heap_inuse_bytes gauge
 go_memstats_heap_inuse_bytes 5.24288e+07
 # TYPE go_memstats_heap_alloc_bytes gauge
 go_memstats_heap_alloc_bytes 4.194304e+07
@@ -82,44 +70,36 @@ workqueue_depth{name="deployment",priority="10"} 0
 	}
 }
 
+// A sample waits until the Deployment queue, and only it, is idle after
+// a key per Deployment, and reads the memory around forced GCs.
 func TestSampleMemory(t *testing.T) {
 	f := &fakeMemProcess{}
 	srv := httptest.NewServer(f)
 	defer srv.Close()
-	p := memProcess{name: "fake", pid: os.Getpid(), get: func(ctx context.Context, path string) ([]byte, error) {
-		return get(ctx, srv.URL+path)
-	}}
-	ctx := context.Background()
+	p := &process{name: "fake", base: srv.URL, client: plainHTTP}
+	profile := filepath.Join(t.TempDir(), "heap.pb.gz")
 
-	idleAfter := func(adds, depth int64, n int) bool {
-		f.adds.Store(adds)
-		f.depth.Store(depth)
-		body, err := p.get(ctx, "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		families, err := parseMetrics(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return queueIdle(families, n)
+	ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
+	defer cancel()
+	f.adds.Store(999)
+	if _, err := sampleMemory(ctx, p, 1000, time.Millisecond, profile); err == nil || !strings.Contains(err.Error(), "999 adds") {
+		t.Errorf("sample after 999 of 1000 adds = %v, want not idle", err)
 	}
-	// Only the deployment queue's series count, summed over priorities.
-	if !idleAfter(1000, 0, 1000) || idleAfter(999, 0, 1000) || idleAfter(1000, 3, 1000) {
-		t.Error("queueIdle: want idle after 1000 adds with an empty queue only")
+	f.adds.Store(1000)
+	f.depth.Store(3)
+	ctx, cancel = context.WithTimeout(t.Context(), 1500*time.Millisecond)
+	defer cancel()
+	if _, err := sampleMemory(ctx, p, 1000, time.Millisecond, profile); err == nil || !strings.Contains(err.Error(), "depth 3") {
+		t.Errorf("sample with 3 keys queued = %v, want not idle", err)
 	}
 	f.depth.Store(0)
-	if err := waitIdle(ctx, p, 1000); err != nil {
-		t.Errorf("waitIdle with 1000 adds and an empty queue: %v", err)
-	}
-
-	profile := filepath.Join(t.TempDir(), "heap.pb.gz")
-	s, err := sampleMemory(ctx, p, time.Millisecond, profile)
+	f.gcs.Store(0)
+	s, err := sampleMemory(t.Context(), p, 1000, time.Millisecond, profile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.heapInuse != 50<<20 || s.heapAlloc != 40<<20 || s.rssFirst == 0 || s.rssLast == 0 {
-		t.Errorf("sample = %+v; want heap_inuse 50 MiB, heap_alloc 40 MiB and both RSS readings", s)
+	if want := (memSample{rssFirst: 100 << 20, rssLast: 100 << 20, heapInuse: 50 << 20, heapAlloc: 40 << 20}); s != want {
+		t.Errorf("sample = %+v, want %+v", s, want)
 	}
 	if got := f.gcs.Load(); got != 2 {
 		t.Errorf("%d forced GCs; want one at the start of the window and one before the profile", got)
@@ -132,7 +112,7 @@ func TestSampleMemory(t *testing.T) {
 func TestRenderMemory(t *testing.T) {
 	const m = 1 << 20
 	sample := func(rssLast, heapInuse float64) memSample {
-		return memSample{rssFirst: uint64(rssLast+20) * m, rssLast: uint64(rssLast) * m, heapInuse: heapInuse * m, heapAlloc: 40 * m}
+		return memSample{rssFirst: (rssLast + 20) * m, rssLast: rssLast * m, heapInuse: heapInuse * m, heapAlloc: 40 * m}
 	}
 	run := func(c controllerKind, burst, restart memSample) result {
 		return result{runSpec: runSpec{controller: c}, create: phaseResult{time.Minute, 1000, 1000},

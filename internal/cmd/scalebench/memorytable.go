@@ -17,7 +17,7 @@ var memoryTargets = []target{
 		return ratio(p.ours.memory.burst.heapInuse, p.ours.memory.restart.heapInuse)
 	}},
 	{figure{"RSS (last), ours after the burst / kube-controller-manager's restarted", 0.8, "×"}, func(p pair) float64 {
-		return ratio(float64(p.ours.memory.burst.rssLast), float64(p.upstream.memory.restart.rssLast))
+		return ratio(p.ours.memory.burst.rssLast, p.upstream.memory.restart.rssLast)
 	}},
 	{figure{"heap_inuse, kube-controller-manager's after the burst / restarted", 0, "×"}, func(p pair) float64 {
 		return ratio(p.upstream.memory.burst.heapInuse, p.upstream.memory.restart.heapInuse)
@@ -49,8 +49,8 @@ func renderMemory(pairs []pair) string {
 		name  string
 		value func(memSample) float64
 	}{
-		{"RSS first", func(s memSample) float64 { return float64(s.rssFirst) }},
-		{"RSS last", func(s memSample) float64 { return float64(s.rssLast) }},
+		{"RSS first", func(s memSample) float64 { return s.rssFirst }},
+		{"RSS last", func(s memSample) float64 { return s.rssLast }},
 		{"heap_inuse", func(s memSample) float64 { return s.heapInuse }},
 		{"heap_alloc (live)", func(s memSample) float64 { return s.heapAlloc }},
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -11,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -27,16 +24,6 @@ func (k writeKey) String() string { return k.Verb + " " + k.Resource }
 
 // writes counts API writes by kind.
 type writes map[writeKey]int
-
-// isWriteVerb reports whether an HTTP method (or kube-apiserver metrics
-// verb) changes state. APPLY is how the metrics name server-side apply.
-func isWriteVerb(verb string) bool {
-	switch verb {
-	case "POST", "PUT", "PATCH", "DELETE", "APPLY":
-		return true
-	}
-	return false
-}
 
 // total is the number of writes of every kind.
 func (w writes) total() int {
@@ -58,17 +45,6 @@ func (w writes) minus(other writes) writes {
 	return out
 }
 
-// filter returns the kinds keep accepts.
-func (w writes) filter(keep func(writeKey) bool) writes {
-	out := writes{}
-	for k, c := range w {
-		if keep(k) {
-			out[k] = c
-		}
-	}
-	return out
-}
-
 // join lists the counts sorted by resource, then verb, separated by sep:
 // "POST replicasets: 1000, PUT replicasets: 2000".
 func (w writes) join(sep string) string {
@@ -82,16 +58,21 @@ func (w writes) join(sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// byDeploymentController keeps the writes only a Deployment controller
-// makes here (besides the benchmark's own, subtracted apart): anything on
-// Deployments, and ReplicaSets themselves but not their status, which the
-// ReplicaSet controller writes.
-func byDeploymentController(k writeKey) bool {
-	resource, _, _ := strings.Cut(k.Resource, "/")
-	return resource == "deployments" || k.Resource == "replicasets"
+// byDeploymentController reports whether a request is a write that
+// only a Deployment controller makes here (besides the benchmark's own,
+// subtracted apart): any on Deployments, and on ReplicaSets themselves
+// but not their status, which the ReplicaSet controller writes. APPLY is
+// how kube-apiserver's metrics name server-side apply.
+func byDeploymentController(verb, resource, subresource string) bool {
+	switch verb {
+	case "POST", "PUT", "PATCH", "DELETE", "APPLY":
+		return resource == "deployments" || resource == "replicasets" && subresource == ""
+	}
+	return false
 }
 
-// serverWrites are the writes kube-apiserver has served since it started.
+// serverWrites are the Deployment controller's writes (and the
+// benchmark's) that kube-apiserver has served since it started.
 type serverWrites struct {
 	all       writes
 	conflicts writes // answered 409 Conflict
@@ -110,12 +91,12 @@ func scrapeWrites(ctx context.Context, client kubernetes.Interface) (serverWrite
 	return parseWrites(raw)
 }
 
-// parseWrites sums apiserver_request_total's write series by verb and
-// resource over API versions and response codes (409 apart too).
+// parseWrites sums apiserver_request_total's series of writes
+// byDeploymentController by verb and resource, over API versions and
+// response codes (409 apart too).
 func parseWrites(text []byte) (serverWrites, error) {
 	const metric = "apiserver_request_total"
-	parser := expfmt.NewTextParser(model.LegacyValidation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(text))
+	families, err := parseMetrics(text)
 	if err != nil {
 		return serverWrites{}, fmt.Errorf("parse kube-apiserver metrics: %w", err)
 	}
@@ -129,7 +110,7 @@ func parseWrites(text []byte) (serverWrites, error) {
 		for _, l := range m.GetLabel() {
 			labels[l.GetName()] = l.GetValue()
 		}
-		if !isWriteVerb(labels["verb"]) || labels["resource"] == "" {
+		if !byDeploymentController(labels["verb"], labels["resource"], labels["subresource"]) {
 			continue
 		}
 		key := writeKey{Verb: labels["verb"], Resource: labels["resource"]}

@@ -1,19 +1,19 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/ctrlkit/ctrlkit/internal/childproc"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // fakeMember serves /readyz and /metrics as a ring member of
@@ -57,19 +57,13 @@ func TestControllerReadinessAndReport(t *testing.T) {
 	f.serving.Store("0")
 	srv := httptest.NewServer(f)
 	defer srv.Close()
-	logPath := filepath.Join(t.TempDir(), "controller-0.log")
-	p := &controllerProcess{name: "controller-0", logPath: logPath}
+	p := &process{name: "controller-0", base: srv.URL, client: plainHTTP}
 
 	notReady := func(want string) {
 		t.Helper()
-		if err := p.ready(t.Context(), 2); err == nil || !strings.Contains(err.Error(), want) {
+		if err := oursReady(t.Context(), p, 2); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ready = %v, want an error with %q", err, want)
 		}
-	}
-	notReady("no server address in its log yet")
-	line := fmt.Sprintf(`I1205 19:00:00.000000       1 run.go:157] "Serving" server="health probe and metrics server" addr=%q`+"\n", strings.TrimPrefix(srv.URL, "http://"))
-	if err := os.WriteFile(logPath, []byte(line), 0o600); err != nil {
-		t.Fatal(err)
 	}
 	notReady("not synced")
 	f.ready.Store(true)
@@ -78,13 +72,13 @@ func TestControllerReadinessAndReport(t *testing.T) {
 	f.members.Store(2)
 	notReady("serves 0 of its 0.5")
 	f.serving.Store("0.5")
-	if err := p.ready(t.Context(), 2); err != nil {
+	if err := oursReady(t.Context(), p, 2); err != nil {
 		t.Errorf("ready = %v once the ring is whole and served", err)
 	}
-	if err := p.ready(t.Context(), 0); err != nil {
+	if err := oursReady(t.Context(), p, 0); err != nil {
 		t.Errorf("ready without a ring = %v", err)
 	}
-	got, err := controllerGroup{p}.reports(t.Context())
+	got, err := reports(t.Context(), []*process{p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,27 +89,46 @@ func TestControllerReadinessAndReport(t *testing.T) {
 }
 
 // A process that exits before it is ready fails the wait with the end of
-// its log.
+// its log; stopping it then reports how it ended.
 func TestWaitReadyReportsAnEarlyExit(t *testing.T) {
-	logPath := filepath.Join(t.TempDir(), "controller-0.log")
-	out, err := os.Create(logPath)
+	p, err := startProcess("controller-0", "sh", []string{"-c", "echo 'E1205 cannot reach the API server'; exit 2"}, t.TempDir(), "", plainHTTP)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("sh", "-c", "echo 'E1205 cannot reach the API server'; exit 2")
-	cmd.Stdout, cmd.Stderr = out, out
-	proc, err := childproc.Start(cmd)
-	out.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-proc.Done()
-	g := controllerGroup{{name: "controller-0", logPath: logPath, Process: proc}}
-	err = g.waitReady(t.Context(), 0)
+	<-p.Done()
+	err = waitReady(t.Context(), []*process{p}, func(context.Context, *process) error { return errors.New("not yet") })
 	if err == nil || !strings.Contains(err.Error(), "exit status 2") || !strings.Contains(err.Error(), "cannot reach the API server") {
 		t.Errorf("waitReady = %v, want the exit status and the log's end", err)
 	}
-	if err := g.stop(); err != nil {
-		t.Errorf("stop of an exited process = %v", err)
+	if err := stopAll([]*process{p}); err == nil || !strings.Contains(err.Error(), "exit status 2") {
+		t.Errorf("stop of a process that failed = %v, want its exit status", err)
+	}
+}
+
+// A process that leaves on SIGTERM, with status 0 or by the signal, has
+// stopped cleanly; one that outlives the grace has not.
+func TestStopAcceptsAnExitBySIGTERM(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		clean  bool
+	}{
+		{"trap 'exit 0' TERM; echo up; while :; do sleep 0.05; done", true},
+		{"echo up; exec sleep 60", true}, // sleep dies of the signal
+		{"trap 'exit 3' TERM; echo up; while :; do sleep 0.05; done", false},
+	} {
+		dir := t.TempDir()
+		p, err := startProcess("child", "sh", []string{"-c", tc.script}, dir, "", plainHTTP)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+			log, err := os.ReadFile(p.logPath)
+			return strings.Contains(string(log), "up"), err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.stop(); (err == nil) != tc.clean {
+			t.Errorf("%q: stop = %v, want clean %t", tc.script, err, tc.clean)
+		}
 	}
 }
