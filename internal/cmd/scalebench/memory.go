@@ -28,7 +28,7 @@ type memoryResult struct{ burst, restart memSample }
 // over and the writes have stopped: it samples burst, the process that
 // made it, stops it, then starts another with restart (logging under
 // dir/restart) and samples that. One at a time: no two Deployment
-// controllers run together. Heap profiles go to dir.
+// controllers run together. Both heap profiles go to dir.
 func measureMemory(ctx context.Context, cfg config, dir string, burst *process, restart func(context.Context, string) (*process, error), log io.Writer) (res memoryResult, err error) {
 	sample := func(p *process, label string) (memSample, error) {
 		fmt.Fprintf(log, "scalebench memory: %s %s: waiting until it is idle, then sampling for %s\n", p.name, label, cfg.settle)
@@ -46,11 +46,11 @@ func measureMemory(ctx context.Context, cfg config, dir string, burst *process, 
 	if err := burst.stop(); err != nil {
 		return res, err
 	}
-	dir = filepath.Join(dir, "restart")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	restartDir := filepath.Join(dir, "restart")
+	if err := os.MkdirAll(restartDir, 0o755); err != nil {
 		return res, err
 	}
-	again, err := restart(ctx, dir)
+	again, err := restart(ctx, restartDir)
 	if err != nil {
 		return res, fmt.Errorf("restart: %w", err)
 	}
