@@ -111,16 +111,21 @@ func renderTargets(pairs []pair, targets []target) string {
 	return b.String()
 }
 
-// format prints v in f's unit; an infinite v (a run that did not finish)
-// as n/a.
+// format prints v in f's unit with two decimals, or three where two
+// would print v as the bound it misses or meets by less (1.003× against
+// ≤ 1.00×); an infinite v (a run that did not finish) as n/a.
 func (f figure) format(v float64) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		return "n/a"
 	}
+	unit, decimals := "×", 2
 	if f.unit == "%" {
-		return fmt.Sprintf("%.2f%%", v)
+		unit = "%"
 	}
-	return fmt.Sprintf("%.2f×", v)
+	if f.bound > 0 && v != f.bound && math.Round(v*100) == math.Round(f.bound*100) {
+		decimals = 3
+	}
+	return fmt.Sprintf("%.*f%s", decimals, v, unit)
 }
 
 // median of values; the mean of the middle two for an even count.

@@ -67,3 +67,17 @@ func TestPairUpSkipsARunWithoutPartner(t *testing.T) {
 		t.Errorf("pairs %+v, want one: the second ours with the last upstream", pairs)
 	}
 }
+
+// A value that two decimals would print as its bound gets a third, so
+// that "no" never stands beside a value that reads as the bound.
+func TestFormatShowsWhichSideOfTheBound(t *testing.T) {
+	f := figure{"create", 1, "×"}
+	for v, want := range map[float64]string{1.003: "1.003×", 0.998: "0.998×", 1: "1.00×", 1.02: "1.02×", 0.5: "0.50×"} {
+		if got := f.format(v); got != want {
+			t.Errorf("format(%v) = %q, want %q", v, got, want)
+		}
+	}
+	if got := (figure{"shown only", 0, "×"}).format(1.003); got != "1.00×" {
+		t.Errorf("format without a bound = %q, want 1.00×", got)
+	}
+}
