@@ -85,7 +85,9 @@ func (p *Process) Stop(grace time.Duration) (killed bool, err error) {
 // Shutdown stops the child as Stop does and says whether it went as a
 // graceful stop should: an error if the child outlived grace and was
 // killed, if it or its group outlived SIGKILL, or if it exited with a
-// failure after SIGTERM. A child that had exited before Shutdown is no
+// failure after SIGTERM. Dying of the SIGTERM itself is a graceful stop:
+// it is what a program without a handler for it does (kube-controller-
+// manager among them). A child that had exited before Shutdown is no
 // error here (its group is emptied all the same): how it ended is Err's,
 // for the caller to judge, since a test may have killed it on purpose.
 func (p *Process) Shutdown(grace time.Duration) error {
@@ -98,7 +100,7 @@ func (p *Process) Shutdown(grace time.Duration) error {
 		return err
 	case killed:
 		return fmt.Errorf("pid %d did not exit within %s of SIGTERM: killed", p.Pid(), grace)
-	case p.Err() != nil:
+	case p.Err() != nil && !diedOfSIGTERM(p.Err()):
 		return fmt.Errorf("pid %d exited after SIGTERM: %w", p.Pid(), p.Err())
 	}
 	return nil

@@ -104,13 +104,15 @@ func TestStopAfterExit(t *testing.T) {
 }
 
 // Shutdown is an error when the child had to be killed or failed on
-// SIGTERM, and none when it exits cleanly or had exited before.
+// SIGTERM, and none when it exits cleanly, dies of the SIGTERM itself, or
+// had exited before.
 func TestShutdownJudgesTheStop(t *testing.T) {
 	for _, tc := range []struct {
 		name, script, wantErr string
 	}{
 		{"clean", "trap 'exit 0' TERM; echo started; while :; do sleep 0.05; done", ""},
 		{"failing", "trap 'exit 7' TERM; echo started; while :; do sleep 0.05; done", "exit status 7"},
+		{"dies of the signal", "echo started; exec sleep 60", ""},
 		{"stubborn", "trap '' TERM; echo started; while :; do sleep 0.05; done", "killed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,3 +11,6 @@ func signalGroup(p *os.Process, _ bool) error { return p.Kill() }
 // groupAlive cannot be told without process groups; the reaped leader is
 // all there is.
 func groupAlive(int) bool { return false }
+
+// diedOfSIGTERM is false: without SIGTERM a child never dies of it.
+func diedOfSIGTERM(error) bool { return false }

@@ -3,7 +3,9 @@
 package childproc
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"syscall"
 )
 
@@ -20,4 +22,15 @@ func signalGroup(p *os.Process, kill bool) error {
 // groupAlive reports whether the process group pgid still has members.
 func groupAlive(pgid int) bool {
 	return syscall.Kill(-pgid, 0) == nil
+}
+
+// diedOfSIGTERM reports whether err, a child's Wait error, says that the
+// child was ended by SIGTERM.
+func diedOfSIGTERM(err error) bool {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return false
+	}
+	status, ok := exit.Sys().(syscall.WaitStatus)
+	return ok && status.Signaled() && status.Signal() == syscall.SIGTERM
 }

@@ -160,9 +160,9 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	factory.Start(watchCtx.Done())
 	factory.WaitForCacheSync(watchCtx.Done())
 
-	// The controllers under test that make the burst: ours, or in the
-	// memory mode kube-controller-manager with its Deployment controller
-	// alone (the control plane's own one runs upstream's otherwise).
+	// The processes under test: ours, or in the memory mode a second
+	// kube-controller-manager running only its Deployment controller
+	// (otherwise upstream's runs inside the control plane's own).
 	var procs []*process
 	switch {
 	case spec.controller == ours:

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -85,21 +84,9 @@ func waitReady(ctx context.Context, procs []*process, ready func(context.Context
 	return err
 }
 
-// stop sends SIGTERM, then SIGKILL after stopGrace. Stopping a process
-// that has already stopped only checks how it ended. An exit by SIGTERM
-// itself (kube-controller-manager's way) is a clean stop.
+// stop stops p as childproc's Shutdown does, with stopGrace.
 func (p *process) stop() error {
-	killed, err := p.Stop(stopGrace)
-	var exit *exec.ExitError
-	switch {
-	case err != nil:
-	case killed:
-		err = fmt.Errorf("did not exit within %s of SIGTERM: killed", stopGrace)
-	case errors.As(p.Err(), &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGTERM:
-	default:
-		err = p.Err()
-	}
-	if err != nil {
+	if err := p.Shutdown(stopGrace); err != nil {
 		return fmt.Errorf("%s (log %s): %w", p.name, p.logPath, err)
 	}
 	return nil
