@@ -41,19 +41,6 @@ func getAll(t *testing.T, q *Queue[string], n int) []string {
 	return out
 }
 
-// waitFor polls cond until it holds; it never sleeps on a timer guess,
-// it yields until the goroutine it waits for has run.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // startDrain calls ShutDownWithDrain on a goroutine of its own and returns
 // a channel closed when it has returned.
 func startDrain(q *Queue[string]) <-chan struct{} {

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
 // checkInvariants verifies the invariants stated on Queue and readyQueue:
@@ -131,11 +133,11 @@ func TestInvariantsUnderRandomOperations(t *testing.T) {
 			case 7:
 				clk.Step(time.Second)
 				// Let the timer goroutine catch up with the new time.
-				waitFor(t, "due keys to be promoted", func() bool {
+				testutil.Eventually(t, 10*time.Second, "due keys to be promoted", testutil.True(func() bool {
 					q.mu.Lock()
 					defer q.mu.Unlock()
 					return q.waiting.Len() == 0 || q.waiting.next() > q.now()
-				})
+				}))
 			}
 			if err := q.checkInvariants(); err != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, err)

@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/utils/clock"
 )
@@ -155,7 +156,7 @@ func TestNonPositiveDelayIsImmediate(t *testing.T) {
 func TestDelayedKeyBecomesReadyOnFakeClock(t *testing.T) {
 	q, clk := newTestQueue(t, Options[string]{})
 	q.AddAfter("k", time.Minute)
-	waitFor(t, "the timer to wait on the clock", clk.HasWaiters)
+	testutil.Eventually(t, 10*time.Second, "the timer to wait on the clock", testutil.True(clk.HasWaiters))
 	clk.Step(59 * time.Second)
 	if got := q.Len(); got != 0 {
 		t.Fatalf("Len before the delay = %d, want 0", got)

@@ -13,20 +13,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlkit/ctrlkit/controller/typed"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
-
-// waitFor polls cond, failing the test after a generous bound: the informer
-// talks HTTP to the fake server, in real time.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 func TestInformerAndLister(t *testing.T) {
 	c, _ := newWidgetClient(t)
@@ -75,10 +63,10 @@ func TestInformerAndLister(t *testing.T) {
 		w := <-added
 		seen[w.Name] = true
 	}
-	waitFor(t, "the lister to serve the new widget", func() bool {
+	testutil.Eventually(t, 30*time.Second, "the lister to serve the new widget", testutil.True(func() bool {
 		_, err := inf.Lister().Namespace("shop").Get("c")
 		return err == nil
-	})
+	}))
 }
 
 // An informer from NewSharedInformer lives in a client-go factory: the
