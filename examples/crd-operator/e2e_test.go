@@ -16,7 +16,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
@@ -25,6 +24,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller/controllerutil"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
 	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
 // TestWebAppOperatorE2E applies the manifests with the documented kubectl
@@ -58,7 +58,7 @@ func TestWebAppOperatorE2E(t *testing.T) {
 
 	// Events are written without retries, so a missing grant would only be
 	// logged: check that the leadership event on the Lease was written.
-	eventually(t, time.Minute, "the LeaderElection event in ctrlkit-system", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, time.Minute, "the LeaderElection event in ctrlkit-system", func(ctx context.Context) (bool, error) {
 		list, err := kube.CoreV1().Events("ctrlkit-system").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err
@@ -105,7 +105,7 @@ func testLifecycle(t *testing.T, c cluster, kube kubernetes.Interface, webApps *
 	ns := app.Namespace
 
 	var d *appsv1.Deployment
-	eventually(t, time.Minute, "the Deployment and the Service, controlled by the WebApp", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, time.Minute, "the Deployment and the Service, controlled by the WebApp", func(ctx context.Context) (bool, error) {
 		if d, err = kube.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{}); err != nil {
 			return false, err
 		}
@@ -118,7 +118,7 @@ func testLifecycle(t *testing.T, c cluster, kube kubernetes.Interface, webApps *
 	if got := d.Spec.Template.Spec.Containers[0]; got.Image != "nginx:1.26" || got.Ports[0].ContainerPort != 8080 || *d.Spec.Replicas != 2 {
 		t.Errorf("Deployment: image %s, port %d, replicas %d; want nginx:1.26, 8080, 2", got.Image, got.Ports[0].ContainerPort, *d.Spec.Replicas)
 	}
-	eventually(t, time.Minute, "the registry entry in webapp-registry", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, time.Minute, "the registry entry in webapp-registry", func(ctx context.Context) (bool, error) {
 		cm, err := kube.CoreV1().ConfigMaps("webapp-registry").Get(ctx, "shop.web", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -165,11 +165,11 @@ func testLifecycle(t *testing.T, c cluster, kube kubernetes.Interface, webApps *
 	if err := webApps.Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "the finalizer's cleanup and the WebApp gone", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, time.Minute, "the finalizer's cleanup and the WebApp gone", func(ctx context.Context) (bool, error) {
 		return gone(webApps.Get(ctx, "web", metav1.GetOptions{})) &&
 			gone(kube.CoreV1().ConfigMaps("webapp-registry").Get(ctx, "shop.web", metav1.GetOptions{})), nil
 	})
-	eventually(t, 2*time.Minute, "the garbage collector to delete the Deployment and the Service", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, 2*time.Minute, "the garbage collector to delete the Deployment and the Service", func(ctx context.Context) (bool, error) {
 		return gone(kube.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})) &&
 			gone(kube.CoreV1().Services(ns).Get(ctx, "web", metav1.GetOptions{})), nil
 	})
@@ -202,7 +202,7 @@ func waitReady(t *testing.T, c cluster, webApps *typed.Client[*v1alpha1.WebApp],
 func waitForRollout(t *testing.T, webApps *typed.Client[*v1alpha1.WebApp], name string) *v1alpha1.WebApp {
 	t.Helper()
 	var app *v1alpha1.WebApp
-	eventually(t, time.Minute, name+" available and rolled out", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, time.Minute, name+" available and rolled out", func(ctx context.Context) (bool, error) {
 		var err error
 		if app, err = webApps.Get(ctx, name, metav1.GetOptions{}); err != nil {
 			return false, err
@@ -278,7 +278,7 @@ func testNameConflict(t *testing.T, kube kubernetes.Interface, webApps *typed.Cl
 		}
 	}
 
-	eventually(t, time.Minute, "taken: Progressing=False NameConflict", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, time.Minute, "taken: Progressing=False NameConflict", func(ctx context.Context) (bool, error) {
 		app, err := webApps.Get(ctx, "taken", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -287,7 +287,7 @@ func testNameConflict(t *testing.T, kube kubernetes.Interface, webApps *typed.Cl
 			meta.FindStatusCondition(app.Status.Conditions, v1alpha1.Progressing).Reason == reasonNameConflict, fmt.Errorf("status %+v", app.Status)
 	})
 	var warnings int32
-	eventually(t, time.Minute, "a NameConflict Warning event on taken", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, time.Minute, "a NameConflict Warning event on taken", func(ctx context.Context) (bool, error) {
 		warnings, err := nameConflictEvents(ctx, kube, ns)
 		return warnings > 0, err
 	})
@@ -300,7 +300,7 @@ func testNameConflict(t *testing.T, kube kubernetes.Interface, webApps *typed.Cl
 		t.Fatal(err)
 	}
 	warnings, _ = nameConflictEvents(ctx, kube, ns)
-	consistently(t, 3*time.Second, "taken left alone", func(ctx context.Context) error {
+	testutil.Consistently(t, 3*time.Second, "taken left alone", func(ctx context.Context) error {
 		now, err := webApps.Get(ctx, "taken", metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -346,31 +346,3 @@ func nameConflictEvents(ctx context.Context, kube kubernetes.Interface, ns strin
 
 // gone reports whether a Get found nothing.
 func gone[T any](_ T, err error) bool { return apierrors.IsNotFound(err) }
-
-// eventually polls cond until it holds; cond's error is the reason it
-// does not yet, reported if it never does.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		last = err
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("waiting for %s: %v (last: %v)", what, err, last)
-	}
-}
-
-// consistently checks that cond holds at every poll for d: an assertion
-// that something lasts, not a way to wait.
-func consistently(t *testing.T, d time.Duration, what string, cond func(ctx context.Context) error) {
-	t.Helper()
-	ticker := time.NewTicker(100 * time.Millisecond)
-	defer ticker.Stop()
-	for end := time.Now().Add(d); time.Now().Before(end); <-ticker.C {
-		if err := cond(t.Context()); err != nil {
-			t.Fatalf("%s stopped holding: %v", what, err)
-		}
-	}
-}
