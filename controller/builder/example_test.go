@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/builder"
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/handler"
@@ -62,8 +63,9 @@ func ExampleControllerManagedBy() {
 func ExampleBuilder_Sharded() {
 	client := fake.NewClientset(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}})
 	mgr, err := manager.New(manager.Options{Logger: quiet, Client: client,
-		Sharding: manager.Sharding{Ring: "deployments", Namespace: "kube-system",
-			LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond}})
+		Lease: lease.Config{Namespace: "kube-system",
+			LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond},
+		Sharding: manager.Sharding{Ring: "deployments"}})
 	if err != nil {
 		fmt.Println(err)
 		return

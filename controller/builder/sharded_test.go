@@ -22,6 +22,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/builder"
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/handler"
@@ -35,11 +36,10 @@ func shardedManager(t *testing.T, client kubernetes.Interface, id string) (*mana
 	t.Helper()
 	mgr, err := manager.New(manager.Options{
 		Logger: quietLogger, Client: client,
-		LeaderElection: manager.LeaderElection{
-			Enabled: true, Namespace: "kube-system", Name: "test-leader", ID: id, ReleaseOnCancel: true,
-			LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond,
-		},
-		Sharding: manager.Sharding{Ring: "test", ID: id},
+		Lease: lease.Config{Namespace: "kube-system", ID: id,
+			LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond},
+		LeaderElection: manager.LeaderElection{Enabled: true, Name: "test-leader", ReleaseOnCancel: true},
+		Sharding:       manager.Sharding{Ring: "test"},
 	})
 	if err != nil {
 		t.Fatal(err)

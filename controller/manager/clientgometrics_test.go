@@ -80,7 +80,7 @@ func TestLeaderElectionMasterStatus(t *testing.T) {
 		}
 		// A second Manager on the same registry shares the collectors.
 		other := opts
-		other.LeaderElection.ID, other.LeaderElection.Name = "b", "other-lease"
+		other.Lease.ID, other.LeaderElection.Name = "b", "other-lease"
 		other.Registry = m.Registry()
 		if _, err := New(other); err != nil {
 			t.Fatalf("a second Manager on the registry: %v", err)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/handler"
 )
@@ -62,8 +63,9 @@ func TestManagerRunsController(t *testing.T) {
 
 		mgr, err := manager.New(manager.Options{
 			Logger: quiet,
+			Lease:  lease.Config{Client: client, Namespace: "kube-system", ID: "me"},
 			LeaderElection: manager.LeaderElection{
-				Enabled: true, Client: client, Namespace: "kube-system", Name: "pods", ID: "me", ReleaseOnCancel: true,
+				Enabled: true, Name: "pods", ReleaseOnCancel: true,
 			},
 		})
 		if err != nil {

@@ -23,7 +23,7 @@ const CoordinatedLeaderElectionGate = "CoordinatedLeaderElection"
 // CoordinatedLeaderElection makes the Manager a candidate in the API
 // server's coordinated leader election (KEP-4355) instead of competing for
 // the Lease itself: it registers a coordination.k8s.io/v1beta1
-// LeaseCandidate named LeaderElection.ID for the Lease, with its versions,
+// LeaseCandidate named Options.Lease.ID for the Lease, with its versions,
 // and leads while the API server's leader election controller names it the
 // Lease's holder. When the controller names another holder (a better
 // candidate appeared) or the Lease is lost, the Manager stops leading and
@@ -52,17 +52,25 @@ type CoordinatedLeaderElection struct {
 	Strategy coordinationv1.CoordinatedLeaseStrategy
 }
 
-// withDefaults fills the zero fields and checks them against id, the
-// LeaseCandidate's name.
-func (c CoordinatedLeaderElection) withDefaults(id string) (CoordinatedLeaderElection, []error) {
+// withDefaults fills the zero fields of an enabled c.
+func (c CoordinatedLeaderElection) withDefaults() CoordinatedLeaderElection {
 	if !c.Enabled {
-		return c, nil
+		return c
 	}
 	if c.EmulationVersion == "" {
 		c.EmulationVersion = c.BinaryVersion
 	}
 	if c.Strategy == "" {
 		c.Strategy = coordinationv1.OldestEmulationVersion
+	}
+	return c
+}
+
+// check reports what is wrong in an enabled c whose candidate is id, the
+// LeaseCandidate's name (empty: not known, not checked).
+func (c CoordinatedLeaderElection) check(id string) []error {
+	if !c.Enabled {
+		return nil
 	}
 	var errs []error
 	if c.BinaryVersion == "" {
@@ -75,10 +83,10 @@ func (c CoordinatedLeaderElection) withDefaults(id string) (CoordinatedLeaderEle
 	}
 	if id != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(id) {
-			errs = append(errs, fmt.Errorf("LeaderElection.ID %q names the LeaseCandidate with coordinated election: %s", id, msg))
+			errs = append(errs, fmt.Errorf("Lease.ID %q names the LeaseCandidate with coordinated election: %s", id, msg))
 		}
 	}
-	return c, errs
+	return errs
 }
 
 // leaseCandidateGroupVersion serves the LeaseCandidate client-go's
@@ -98,7 +106,7 @@ func (m *Manager) checkCoordinatedServed() error {
 	if !le.Enabled || !le.Coordinated.Enabled {
 		return nil
 	}
-	list, err := le.Client.Discovery().ServerResourcesForGroupVersion(leaseCandidateGroupVersion)
+	list, err := m.opts.Lease.Client.Discovery().ServerResourcesForGroupVersion(leaseCandidateGroupVersion)
 	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("manager: coordinated leader election: %w", errCoordinatedNotServed)
 	}
@@ -120,7 +128,7 @@ func (m *Manager) checkCoordinatedServed() error {
 // once.
 func (e *elector) runCoordinated(ctx context.Context) {
 	c := e.opts.Coordinated
-	candidate, informers, err := leaderelection.NewCandidate(e.opts.Client, e.opts.Namespace, e.id, e.opts.Name,
+	candidate, informers, err := leaderelection.NewCandidate(e.lease.Client, e.lease.Namespace, e.id, e.opts.Name,
 		c.BinaryVersion, c.EmulationVersion, c.Strategy)
 	if err != nil {
 		// Returning ends the election: Run reports ErrLeaderElectionLost.
@@ -145,9 +153,9 @@ func (e *elector) runCoordinated(ctx context.Context) {
 // deleteCandidate deletes this process's LeaseCandidate, within
 // RenewDeadline, even though ctx has ended.
 func (e *elector) deleteCandidate(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.RenewDeadline)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.lease.RenewDeadline)
 	defer cancel()
-	err := e.opts.Client.CoordinationV1beta1().LeaseCandidates(e.opts.Namespace).Delete(ctx, e.id, metav1.DeleteOptions{})
+	err := e.lease.Client.CoordinationV1beta1().LeaseCandidates(e.lease.Namespace).Delete(ctx, e.id, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		e.logger.Error(err, "Cannot delete the LeaseCandidate; the API server ignores it once its renewals lapse", "leaseCandidate", e.id)
 	}

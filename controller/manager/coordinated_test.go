@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 )
 
 func coordinatedOptions(c kubernetes.Interface, id, binaryVersion string) Options {
@@ -79,7 +81,7 @@ func TestCoordinatedFollowsAssignedLease(t *testing.T) {
 		done := runInBackground(t.Context(), m)
 
 		var lc *coordinationv1beta1.LeaseCandidate
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(DefaultRetryPeriod) {
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(lease.DefaultRetryPeriod) {
 			synctest.Wait()
 			if lc, err = client.CoordinationV1beta1().LeaseCandidates(leaseNS).Get(t.Context(), "a", metav1.GetOptions{}); err == nil {
 				break
@@ -98,7 +100,7 @@ func TestCoordinatedFollowsAssignedLease(t *testing.T) {
 			t.Errorf("the candidate wrote the Lease itself (Get = %v); only the API server assigns it", err)
 		}
 		// Well past a lease duration: a plain elector would have taken it.
-		time.Sleep(2 * DefaultLeaseDuration)
+		time.Sleep(2 * lease.DefaultLeaseDuration)
 		synctest.Wait()
 		if isClosed(m.Elected()) {
 			t.Fatal("elected before the Lease named it")
@@ -115,7 +117,7 @@ func TestCoordinatedFollowsAssignedLease(t *testing.T) {
 		if err := <-done; !errors.Is(err, ErrLeaderElectionLost) {
 			t.Fatalf("Run after the Lease named b = %v, want ErrLeaderElectionLost", err)
 		}
-		if d := time.Since(steppedDownAt); d > DefaultRenewDeadline+2*DefaultRetryPeriod {
+		if d := time.Since(steppedDownAt); d > lease.DefaultRenewDeadline+2*lease.DefaultRetryPeriod {
 			t.Errorf("stepped down %s after the Lease named b, want about RenewDeadline", d)
 		}
 		if got, want := rec.get(), []string{"start leader-work", "stop leader-work"}; !equal(got, want) {
@@ -166,7 +168,7 @@ func TestCoordinatedOptions(t *testing.T) {
 		{name: "no binary version", id: "a", wantErr: "BinaryVersion is required"},
 		{name: "bad binary version", id: "a", binary: "new", wantErr: "BinaryVersion"},
 		{name: "bad emulation version", id: "a", binary: "1.2.0", emulation: "old", wantErr: "EmulationVersion"},
-		{name: "ID not an object name", id: "host_1", binary: "1.2.0", wantErr: `LeaderElection.ID "host_1"`},
+		{name: "ID not an object name", id: "host_1", binary: "1.2.0", wantErr: `Lease.ID "host_1"`},
 		{name: "valid", id: "a", binary: "1.2.0", emulation: "1.1.0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 )
 
 // leaderHealthTimeout is how long past a missed renewal the leader still
@@ -27,23 +29,25 @@ const leaderHealthTimeout = 20 * time.Second
 type elector struct {
 	id      string
 	opts    LeaderElection
+	lease   lease.Config // completed: client, namespace, ID and timings set
 	lock    *resourcelock.LeaseLock
 	le      *leaderelection.LeaderElector
 	started chan struct{} // closed by OnStartedLeading
 	logger  logr.Logger
 }
 
-func newElector(opts LeaderElection, logger logr.Logger) (*elector, error) {
+func newElector(opts LeaderElection, lc lease.Config, logger logr.Logger) (*elector, error) {
 	e := &elector{
-		id:      opts.ID,
+		id:      lc.ID,
 		opts:    opts,
+		lease:   lc,
 		started: make(chan struct{}),
 		logger:  logger,
 		lock: &resourcelock.LeaseLock{
-			LeaseMeta: metav1.ObjectMeta{Namespace: opts.Namespace, Name: opts.Name},
-			Client:    opts.Client.CoordinationV1(),
+			LeaseMeta: metav1.ObjectMeta{Namespace: lc.Namespace, Name: opts.Name},
+			Client:    lc.Client.CoordinationV1(),
 			LockConfig: resourcelock.ResourceLockConfig{
-				Identity:      opts.ID,
+				Identity:      lc.ID,
 				EventRecorder: opts.EventRecorder,
 			},
 		},
@@ -53,9 +57,9 @@ func newElector(opts LeaderElection, logger logr.Logger) (*elector, error) {
 		// The name labels leader_election_master_status: the Lease's name,
 		// as in kube-controller-manager and controller-runtime.
 		Name:          opts.Name,
-		LeaseDuration: opts.LeaseDuration,
-		RenewDeadline: opts.RenewDeadline,
-		RetryPeriod:   opts.RetryPeriod,
+		LeaseDuration: lc.LeaseDuration,
+		RenewDeadline: lc.RenewDeadline,
+		RetryPeriod:   lc.RetryPeriod,
 		// Coordinated, the elector never takes the Lease: it renews it
 		// only while the API server names it the holder.
 		Coordinated: opts.Coordinated.Enabled,
@@ -64,7 +68,7 @@ func newElector(opts LeaderElection, logger logr.Logger) (*elector, error) {
 			// Run notices the end of leadership when run returns.
 			OnStoppedLeading: func() {},
 			OnNewLeader: func(id string) {
-				logger.Info("Observed leader", "lease", opts.Namespace+"/"+opts.Name, "leader", id, "self", id == opts.ID)
+				logger.Info("Observed leader", "lease", lc.Namespace+"/"+opts.Name, "leader", id, "self", id == lc.ID)
 			},
 		},
 	})
@@ -91,22 +95,19 @@ func (e *elector) healthCheck(*http.Request) error { return e.le.Check(leaderHea
 
 // release gives up the Lease if this candidate still holds it, so that a
 // standby need not wait LeaseDuration. Call it only after run has returned:
-// LeaseLock is not safe for concurrent use.
+// LeaseLock is not safe for concurrent use. A conflict means the Lease
+// changed between Get and Update: it reads the Lease again.
 func (e *elector) release(ctx context.Context) error {
-	// A conflict means the Lease changed between Get and Update; look again.
-	const attempts = 3
-	var err error
-	for range attempts {
-		var rec *resourcelock.LeaderElectionRecord
-		rec, _, err = e.lock.Get(ctx)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		rec, _, err := e.lock.Get(ctx)
 		if err != nil {
-			return fmt.Errorf("manager: releasing lease: %w", err)
+			return err
 		}
 		if rec.HolderIdentity != e.id {
 			return nil // someone else holds it: nothing of ours to give up
 		}
 		now := metav1.NewTime(time.Now())
-		err = e.lock.Update(ctx, resourcelock.LeaderElectionRecord{
+		return e.lock.Update(ctx, resourcelock.LeaderElectionRecord{
 			// An empty holder with the shortest duration tells candidates the
 			// Lease is free now.
 			LeaseDurationSeconds: 1,
@@ -114,10 +115,7 @@ func (e *elector) release(ctx context.Context) error {
 			RenewTime:            now,
 			LeaderTransitions:    rec.LeaderTransitions,
 		})
-		if !apierrors.IsConflict(err) {
-			break
-		}
-	}
+	})
 	if err != nil {
 		return fmt.Errorf("manager: releasing lease: %w", err)
 	}

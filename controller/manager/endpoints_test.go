@@ -10,30 +10,23 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
-// eventually polls cond until it holds or a generous deadline passes. The
-// endpoints need a real network, so these tests cannot use synctest.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
+// endpointTimeout bounds the waits for the endpoints, which need a real
+// network, so these tests cannot use synctest.
+const endpointTimeout = 10 * time.Second
 
 // startServing runs m and waits until its endpoints are bound.
 func startServing(t *testing.T, m *Manager) (stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := runInBackground(ctx, m)
-	eventually(t, "endpoints to be bound", func() bool {
+	testutil.Eventually(t, endpointTimeout, "endpoints to be bound", testutil.True(func() bool {
 		return (m.opts.HealthProbeAddr == "" || m.HealthProbeAddr() != "") &&
 			(m.opts.MetricsAddr == "" || m.MetricsAddr() != "")
-	})
+	}))
 	return func() error { cancel(); return <-done }
 }
 
@@ -65,10 +58,10 @@ func TestReadyzFlipsWhenSynced(t *testing.T) {
 	}
 
 	close(factory.sync)
-	eventually(t, "informer-sync to pass", func() bool {
+	testutil.Eventually(t, endpointTimeout, "informer-sync to pass", testutil.True(func() bool {
 		code, _ := get(t, base+"/readyz/informer-sync")
 		return code == http.StatusOK
-	})
+	}))
 	if code, _ := get(t, base+"/readyz"); code != http.StatusInternalServerError {
 		t.Errorf("/readyz with the runnable unsynced = %d, want 500", code)
 	}

@@ -26,30 +26,33 @@ const eventLogVerbosity = 3
 // when it has. Only the end of a shutdown waits for it.
 const eventSettle = 100 * time.Millisecond
 
-// EventRecorderFor returns a recorder of events.k8s.io/v1 Events whose
-// reportingController is name, on client-go's tools/events. Recorders of
-// one Manager share one broadcaster, which writes through Options.Client
-// (RBAC: create and patch on events.k8s.io "events"); without a Client,
-// events are only logged, at level 3. Either way they start at once and
-// stop at the end of Run's shutdown, after everything else: events
-// recorded while the runnables stop are written. Call Run, or the
-// broadcaster's goroutines are never stopped.
+// EventRecorderFor returns a recorder of core/v1 Events from component
+// name, on client-go's tools/record: the record.EventRecorder that
+// controller-runtime's GetEventRecorderFor returns, the API most of
+// kube-controller-manager's controllers (the Deployment controller among
+// them) record with, and what kubectl describe shows. Recorders of one
+// Manager share one broadcaster, which writes through Options.Client (RBAC:
+// create and patch on core "events"); without a Client, events are only
+// logged, at level 3. Either way they start at once and stop at the end of
+// Run's shutdown, after everything else: events recorded while the
+// runnables stop are written. Call Run, or the broadcaster's goroutines
+// are never stopped.
 //
 // Events need the recorded object's kind in client-go's scheme.Scheme;
 // register custom types there.
-func (m *Manager) EventRecorderFor(name string) events.EventRecorder {
-	return m.events.eventsV1Broadcaster().NewRecorder(scheme.Scheme, name)
+func (m *Manager) EventRecorderFor(name string) record.EventRecorder {
+	return m.events.coreV1Broadcaster().NewRecorder(scheme.Scheme, corev1.EventSource{Component: name})
 }
 
-// CoreV1EventRecorderFor returns a recorder of core/v1 Events from
-// component name, on client-go's tools/record: the API most of
-// kube-controller-manager's controllers, the Deployment controller among
-// them, still record with, and what kubectl describe shows. It shares
-// EventRecorderFor's lifecycle; writes need RBAC create and patch on core
-// "events". Use it to keep a port of an upstream controller's events as
-// upstream emits them; prefer EventRecorderFor in new controllers.
-func (m *Manager) CoreV1EventRecorderFor(name string) record.EventRecorder {
-	return m.events.coreV1Broadcaster().NewRecorder(scheme.Scheme, corev1.EventSource{Component: name})
+// EventsV1RecorderFor returns a recorder of events.k8s.io/v1 Events whose
+// reportingController is name, on client-go's tools/events (an
+// events.EventRecorder, whose Eventf also takes a related object and an
+// action). It shares EventRecorderFor's lifecycle and scheme; writes need
+// RBAC create and patch on events.k8s.io "events". Prefer it in new
+// controllers; use EventRecorderFor to keep a port's events as upstream
+// emits them.
+func (m *Manager) EventsV1RecorderFor(name string) events.EventRecorder {
+	return m.events.eventsV1Broadcaster().NewRecorder(scheme.Scheme, name)
 }
 
 // eventBroadcasters owns the Manager's two event broadcasters. Each is
@@ -238,5 +241,5 @@ type leaseEventRecorder struct {
 }
 
 func (r leaseEventRecorder) Eventf(obj runtime.Object, eventType, reason, message string, args ...any) {
-	r.m.CoreV1EventRecorderFor(r.component).Eventf(obj, eventType, reason, message, args...)
+	r.m.EventRecorderFor(r.component).Eventf(obj, eventType, reason, message, args...)
 }

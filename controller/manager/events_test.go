@@ -33,11 +33,11 @@ func recordingRunnable(record func(obj *corev1.Pod, reason string)) RunnableFunc
 
 // Events recorded by a runnable, even while it stops, are written before
 // Run returns: the broadcaster stops last.
-func TestEventRecorderForWritesEventsBeforeRunReturns(t *testing.T) {
+func TestEventsV1RecorderForWritesEventsBeforeRunReturns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client := fake.NewClientset()
 		m := mustNew(t, Options{Logger: quiet(), Client: client})
-		recorder := m.EventRecorderFor("pod-controller")
+		recorder := m.EventsV1RecorderFor("pod-controller")
 		mustAdd(t, m, recordingRunnable(func(pod *corev1.Pod, reason string) {
 			recorder.Eventf(pod, nil, corev1.EventTypeNormal, reason, "Sync", "pod %s", pod.Name)
 		}))
@@ -60,11 +60,11 @@ func TestEventRecorderForWritesEventsBeforeRunReturns(t *testing.T) {
 	})
 }
 
-func TestCoreV1EventRecorderForWritesCoreEvents(t *testing.T) {
+func TestEventRecorderForWritesCoreEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client := fake.NewClientset()
 		m := mustNew(t, Options{Logger: quiet(), Client: client})
-		recorder := m.CoreV1EventRecorderFor("deployment-controller")
+		recorder := m.EventRecorderFor("deployment-controller")
 		mustAdd(t, m, recordingRunnable(func(pod *corev1.Pod, reason string) {
 			recorder.Eventf(pod, corev1.EventTypeWarning, reason, "pod %s", pod.Name)
 		}))
@@ -98,8 +98,8 @@ func TestEventsWithoutClientAreLogged(t *testing.T) {
 			logs = append(logs, args)
 		}, funcr.Options{Verbosity: eventLogVerbosity})
 		m := mustNew(t, Options{Logger: logger})
-		m.EventRecorderFor("a").Eventf(testPod("p"), nil, corev1.EventTypeNormal, "ReasonV1", "Act", "note")
-		m.CoreV1EventRecorderFor("b").Eventf(testPod("p"), corev1.EventTypeNormal, "ReasonCore", "message")
+		m.EventsV1RecorderFor("a").Eventf(testPod("p"), nil, corev1.EventTypeNormal, "ReasonV1", "Act", "note")
+		m.EventRecorderFor("b").Eventf(testPod("p"), corev1.EventTypeNormal, "ReasonCore", "message")
 		runUntilIdle(t, m)
 		mu.Lock()
 		defer mu.Unlock()
@@ -118,7 +118,7 @@ func TestLeaderElectionEventsDefaultToTheManagersRecorder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client := withOptimisticConcurrency(fake.NewClientset())
 		opts := leOptions(client, "a", true)
-		opts.LeaderElection.Client, opts.Client = nil, client
+		opts.Lease.Client, opts.Client = nil, client
 		m := mustNew(t, opts)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := runInBackground(ctx, m)
@@ -130,7 +130,7 @@ func TestLeaderElectionEventsDefaultToTheManagersRecorder(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatalf("Run: %v", err)
 		}
-		list, err := client.CoreV1().Events(opts.LeaderElection.Namespace).List(context.Background(), metav1.ListOptions{})
+		list, err := client.CoreV1().Events(opts.Lease.Namespace).List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,8 +155,8 @@ func TestEventRecorderAfterRunDropsEvents(t *testing.T) {
 		client := fake.NewClientset()
 		m := mustNew(t, Options{Logger: quiet(), Client: client})
 		runUntilIdle(t, m)
-		m.EventRecorderFor("late").Eventf(testPod("p"), nil, corev1.EventTypeNormal, "Late", "Act", "note")
-		m.CoreV1EventRecorderFor("late").Eventf(testPod("p"), corev1.EventTypeNormal, "Late", "message")
+		m.EventsV1RecorderFor("late").Eventf(testPod("p"), nil, corev1.EventTypeNormal, "Late", "Act", "note")
+		m.EventRecorderFor("late").Eventf(testPod("p"), corev1.EventTypeNormal, "Late", "message")
 		synctest.Wait()
 		if n := len(client.Actions()); n != 0 {
 			t.Errorf("%d API calls after Run, want none: %v", n, client.Actions())

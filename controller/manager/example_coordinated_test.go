@@ -7,6 +7,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 )
 
@@ -19,10 +20,10 @@ func ExampleCoordinatedLeaderElection() {
 	m, err := manager.New(manager.Options{
 		Logger: logr.Discard(),
 		Client: client,
+		Lease:  lease.Config{Namespace: "kube-system"},
 		LeaderElection: manager.LeaderElection{
-			Enabled:   true,
-			Namespace: "kube-system",
-			Name:      "my-operator",
+			Enabled: true,
+			Name:    "my-operator",
 			Coordinated: manager.CoordinatedLeaderElection{
 				Enabled:          true,
 				BinaryVersion:    "1.4.0",

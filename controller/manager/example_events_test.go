@@ -14,14 +14,14 @@ import (
 // A controller records events.k8s.io/v1 events with a recorder from the
 // manager; events recorded while it stops are still written, since the
 // manager stops its event broadcaster last.
-func ExampleManager_EventRecorderFor() {
+func ExampleManager_EventsV1RecorderFor() {
 	client := fake.NewClientset()
 	mgr, err := manager.New(manager.Options{Client: client})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	recorder := mgr.EventRecorderFor("pod-controller")
+	recorder := mgr.EventsV1RecorderFor("pod-controller")
 	started := make(chan struct{})
 	mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		close(started)

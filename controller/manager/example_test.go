@@ -15,6 +15,7 @@ import (
 	listersv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 )
 
@@ -57,12 +58,10 @@ func Example() {
 	mgr, err := manager.New(manager.Options{
 		HealthProbeAddr: "", // e.g. ":10257" in production
 		MetricsAddr:     "", // e.g. ":8080"
+		Lease:           lease.Config{Client: client, Namespace: "kube-system", ID: "replica-1"},
 		LeaderElection: manager.LeaderElection{
 			Enabled:         true,
-			Client:          client,
-			Namespace:       "kube-system",
 			Name:            "pod-counter",
-			ID:              "replica-1",
 			ReleaseOnCancel: true,
 		},
 	})
@@ -112,12 +111,12 @@ func ExampleManager_Elected() {
 	newReplica := func(id string) *manager.Manager {
 		mgr, err := manager.New(manager.Options{
 			Logger: quiet,
-			LeaderElection: manager.LeaderElection{
-				Enabled: true, Client: client, Namespace: "kube-system", Name: "demo", ID: id,
-				ReleaseOnCancel: true,
+			Lease: lease.Config{
+				Client: client, Namespace: "kube-system", ID: id,
 				// Short timings keep the example fast; production keeps the defaults.
 				LeaseDuration: 5 * time.Second, RenewDeadline: 4 * time.Second, RetryPeriod: 100 * time.Millisecond,
 			},
+			LeaderElection: manager.LeaderElection{Enabled: true, Name: "demo", ReleaseOnCancel: true},
 		})
 		if err != nil {
 			panic(err)
@@ -157,7 +156,8 @@ func ExampleManager_Elected() {
 func ExampleOptions_BindFlags() {
 	opts := manager.Options{
 		HealthProbeAddr: ":10257",
-		LeaderElection:  manager.LeaderElection{Namespace: "kube-system", Name: "my-controller"},
+		Lease:           lease.Config{Namespace: "kube-system"},
+		LeaderElection:  manager.LeaderElection{Name: "my-controller"},
 	}
 	fs := flag.NewFlagSet("my-controller", flag.ContinueOnError)
 	opts.BindFlags(fs)
@@ -165,7 +165,7 @@ func ExampleOptions_BindFlags() {
 		fmt.Println(err)
 		return
 	}
-	le := opts.LeaderElection
-	fmt.Println(le.Enabled, le.Namespace+"/"+le.Name, le.LeaseDuration, le.RenewDeadline, opts.HealthProbeAddr)
+	le, l := opts.LeaderElection, opts.Lease
+	fmt.Println(le.Enabled, l.Namespace+"/"+le.Name, l.LeaseDuration, l.RenewDeadline, opts.HealthProbeAddr)
 	// Output: true kube-system/my-controller 30s 10s :10257
 }

@@ -1,6 +1,10 @@
 package manager
 
-import "time"
+import (
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controller/lease"
+)
 
 // FlagSet is what BindFlags needs of a set of command-line flags. The
 // standard library's *flag.FlagSet and spf13/pflag's *pflag.FlagSet (the
@@ -13,12 +17,12 @@ type FlagSet interface {
 }
 
 // BindFlags registers command-line flags for o on fs: BindServerFlags's and
-// LeaderElection.BindFlags's. Each flag's default is o's current value
-// (zero durations show the package defaults), so set defaults before
-// binding.
+// BindLeaderElectionFlags's. Each flag's default is o's current value
+// (zero durations show the lease package's defaults), so set defaults
+// before binding.
 func (o *Options) BindFlags(fs FlagSet) {
 	o.BindServerFlags(fs)
-	o.LeaderElection.BindFlags(fs)
+	o.BindLeaderElectionFlags(fs)
 }
 
 // BindServerFlags registers the flags of the Manager's endpoints and
@@ -39,31 +43,35 @@ func (o *Options) BindServerFlags(fs FlagSet) {
 		"How long shutdown may take before the process gives up on what is still running. Negative waits forever.")
 }
 
-// BindFlags registers the leader election flags with
-// kube-controller-manager's names (--leader-elect, --leader-elect-*).
-// Defaults are le's current values; zero durations show the package
-// defaults.
-func (le *LeaderElection) BindFlags(fs FlagSet) {
+// BindLeaderElectionFlags registers the leader election flags with
+// kube-controller-manager's names: --leader-elect,
+// --leader-elect-resource-name and --leader-elect-release-on-cancel set
+// LeaderElection; --leader-elect-resource-namespace and the
+// --leader-elect-* timings set Lease, which the shard ring uses too.
+// Defaults are o's current values; zero durations show the lease
+// package's defaults.
+func (o *Options) BindLeaderElectionFlags(fs FlagSet) {
+	le, l := &o.LeaderElection, &o.Lease
 	orDefault := func(d *time.Duration, def time.Duration) {
 		if *d == 0 {
 			*d = def
 		}
 	}
-	orDefault(&le.LeaseDuration, DefaultLeaseDuration)
-	orDefault(&le.RenewDeadline, DefaultRenewDeadline)
-	orDefault(&le.RetryPeriod, DefaultRetryPeriod)
+	orDefault(&l.LeaseDuration, lease.DefaultLeaseDuration)
+	orDefault(&l.RenewDeadline, lease.DefaultRenewDeadline)
+	orDefault(&l.RetryPeriod, lease.DefaultRetryPeriod)
 
 	fs.BoolVar(&le.Enabled, "leader-elect", le.Enabled,
 		"Run controllers only while holding a Lease, so that several replicas can run for availability.")
-	fs.StringVar(&le.Namespace, "leader-elect-resource-namespace", le.Namespace,
-		"Namespace of the leader election Lease.")
+	fs.StringVar(&l.Namespace, "leader-elect-resource-namespace", l.Namespace,
+		"Namespace of the leader election Lease (and of the shard ring's Leases).")
 	fs.StringVar(&le.Name, "leader-elect-resource-name", le.Name,
 		"Name of the leader election Lease.")
-	fs.DurationVar(&le.LeaseDuration, "leader-elect-lease-duration", le.LeaseDuration,
+	fs.DurationVar(&l.LeaseDuration, "leader-elect-lease-duration", l.LeaseDuration,
 		"How long standbys wait, after the last renewal they observed, before taking over the Lease.")
-	fs.DurationVar(&le.RenewDeadline, "leader-elect-renew-deadline", le.RenewDeadline,
+	fs.DurationVar(&l.RenewDeadline, "leader-elect-renew-deadline", l.RenewDeadline,
 		"How long the leader keeps trying to renew the Lease before it stops leading. Below the lease duration.")
-	fs.DurationVar(&le.RetryPeriod, "leader-elect-retry-period", le.RetryPeriod,
+	fs.DurationVar(&l.RetryPeriod, "leader-elect-retry-period", l.RetryPeriod,
 		"How long candidates wait between attempts to acquire or renew the Lease.")
 	fs.BoolVar(&le.ReleaseOnCancel, "leader-elect-release-on-cancel", le.ReleaseOnCancel,
 		"Release the Lease after a clean shutdown so that a standby takes over at once.")

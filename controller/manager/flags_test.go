@@ -9,10 +9,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/spf13/pflag"
+
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 )
 
 func TestBindFlags(t *testing.T) {
-	opts := Options{LeaderElection: LeaderElection{Namespace: "kube-system", Name: "ctrlkit"}}
+	opts := Options{Lease: lease.Config{Namespace: "kube-system"}, LeaderElection: LeaderElection{Name: "ctrlkit"}}
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	opts.BindFlags(fs)
@@ -41,13 +43,15 @@ func TestBindFlags(t *testing.T) {
 		MetricsAddr:             ":8080",
 		HealthProbeAddr:         ":8081",
 		GracefulShutdownTimeout: time.Minute,
+		Lease: lease.Config{
+			Namespace:     "ops",
+			LeaseDuration: 30 * time.Second,
+			RenewDeadline: 20 * time.Second,
+			RetryPeriod:   4 * time.Second,
+		},
 		LeaderElection: LeaderElection{
 			Enabled:         true,
-			Namespace:       "ops",
 			Name:            "ctrlkit",
-			LeaseDuration:   30 * time.Second,
-			RenewDeadline:   20 * time.Second,
-			RetryPeriod:     4 * time.Second,
 			ReleaseOnCancel: true,
 		},
 	}
@@ -76,9 +80,9 @@ func TestBindFlagsOnPflag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	le := opts.LeaderElection
-	if !le.Enabled || le.Namespace != "ops" || le.Name != "mine" || le.LeaseDuration != 30*time.Second ||
-		le.RenewDeadline != DefaultRenewDeadline || opts.PprofAddr != "127.0.0.1:6060" || opts.MetricsAddr != "0" {
+	le, l := opts.LeaderElection, opts.Lease
+	if !le.Enabled || l.Namespace != "ops" || le.Name != "mine" || l.LeaseDuration != 30*time.Second ||
+		l.RenewDeadline != lease.DefaultRenewDeadline || opts.PprofAddr != "127.0.0.1:6060" || opts.MetricsAddr != "0" {
 		t.Errorf("options after parsing: %+v", opts)
 	}
 	if err := fs.Parse([]string{"-leader-elect"}); err == nil {

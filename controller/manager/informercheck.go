@@ -3,19 +3,18 @@ package manager
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"time"
 
 	"k8s.io/client-go/tools/cache"
 )
 
 // InformerWatcher is implemented by runnables that watch informers, as
-// controller.Controller does. Run checks that each watched informer starts
-// soon after the informer factories do, and fails at once, naming the
-// informer, if one does not: a controller whose informer nobody starts
-// would otherwise wait its whole cache sync timeout (two minutes by
-// default) before it said so. The usual cause is a factory never passed
-// to AddInformerFactory.
+// controller.Controller does. Run checks that something starts each
+// watched informer, and fails soon, naming the informer, if nothing does:
+// a controller whose informer nobody starts would otherwise wait its whole
+// cache sync timeout (two minutes by default) before it said so. The usual
+// causes are a factory never passed to AddInformerFactory, and an informer
+// requested from a factory after Run started it.
 type InformerWatcher interface {
 	WatchedInformers() []cache.SharedInformer
 }
@@ -24,25 +23,19 @@ type InformerWatcher interface {
 // runnable watches an informer that nothing started.
 var ErrInformerNotStarted = errors.New("informer not started")
 
-// informerStartGrace is how long after Run starts the factories a watched
-// informer may take to start: its factory's first Start launches it at
-// once; one requested during a runnable's Run is started at the next
-// lateInformerPeriod; one a runnable runs itself starts when it does.
-const informerStartGrace = 2 * lateInformerPeriod
-
-// informerStartPoll is how often the check looks again. Informers report
-// their start (HasStarted) but offer nothing to wait on.
-const informerStartPoll = 10 * time.Millisecond
+// informerStartGrace is how long, after the Manager's factories have
+// synced, a watched informer that none of them started may take to sync
+// (one a runnable runs itself) before Run fails.
+const informerStartGrace = 5 * time.Second
 
 // watchedInformer is one informer a runnable watches.
 type watchedInformer struct {
 	runnable string
 	informer cache.SharedInformer
-	started  func() bool
+	synced   cache.DoneChecker
 }
 
-// watchedInformers lists the informers the runnables watch that can say
-// whether they have started (client-go's can; a custom one may not).
+// watchedInformers lists the informers the runnables watch.
 func watchedInformers(runnables []*runnableEntry) []watchedInformer {
 	var watched []watchedInformer
 	for _, e := range runnables {
@@ -51,86 +44,66 @@ func watchedInformers(runnables []*runnableEntry) []watchedInformer {
 			continue
 		}
 		for _, inf := range w.WatchedInformers() {
-			if started := startedFunc(inf); started != nil {
-				watched = append(watched, watchedInformer{runnable: e.name, informer: inf, started: started})
+			if synced := inf.HasSyncedChecker(); synced != nil {
+				watched = append(watched, watchedInformer{runnable: e.name, informer: inf, synced: synced})
 			}
 		}
 	}
 	return watched
 }
 
-// checkInformersStarted waits, at most informerStartGrace, until every
-// watched informer has started, and sends an error naming those that have
-// not on r.unstarted. It returns early when the informers stop.
+// checkInformersStarted sends an error on r.unstarted naming each watched
+// informer that nothing started. client-go's informers say whether they
+// have synced, on a channel, but not (through their interfaces) whether
+// they have started. So the check waits for the factories first (they
+// sync only what they started, so a slow LIST is never taken for an
+// informer nobody started), then informerStartGrace for the watched
+// informers to sync. One that has not synced by then was not started,
+// unless it says otherwise (client-go's own informer type has HasStarted;
+// the typed wrappers of generated informers hide it). The check returns
+// early when the informers stop.
 func (r *run) checkInformersStarted(watched []watchedInformer) {
 	defer close(r.checkDone)
-	deadline := time.NewTimer(informerStartGrace)
-	defer deadline.Stop()
-	poll := time.NewTicker(informerStartPoll)
-	defer poll.Stop()
-	for {
-		watched = notStarted(watched)
-		if len(watched) == 0 {
-			return
-		}
+	if len(watched) == 0 {
+		return
+	}
+	for _, f := range r.factories {
 		select {
+		case <-f.syncDone:
 		case <-r.stopInformers:
 			return
-		case <-poll.C:
-		case <-deadline.C:
-			var errs []error
-			for _, w := range notStarted(watched) {
-				errs = append(errs, fmt.Errorf("manager: runnable %q watches %s, which no informer factory started within %s (is its factory added with AddInformerFactory?): %w",
-					w.runnable, w.informer.HasSyncedChecker().Name(), informerStartGrace, ErrInformerNotStarted))
-			}
-			if len(errs) > 0 {
-				r.unstarted <- errors.Join(errs...) // buffered: never blocks
-			}
+		}
+	}
+	grace := time.NewTimer(informerStartGrace)
+	defer grace.Stop()
+wait:
+	for _, w := range watched {
+		select {
+		case <-w.synced.Done():
+		case <-grace.C:
+			break wait
+		case <-r.stopInformers:
 			return
 		}
 	}
-}
-
-func notStarted(watched []watchedInformer) []watchedInformer {
-	var out []watchedInformer
+	var errs []error
 	for _, w := range watched {
-		if !w.started() {
-			out = append(out, w)
+		if !started(w) {
+			errs = append(errs, fmt.Errorf("manager: runnable %q watches %s, which nothing started (is its factory added with AddInformerFactory, and was the informer requested before Run?): %w",
+				w.runnable, w.synced.Name(), ErrInformerNotStarted))
 		}
 	}
-	return out
+	if len(errs) > 0 {
+		r.unstarted <- errors.Join(errs...) // buffered: never blocks
+	}
 }
 
-// startedFunc returns inf's HasStarted, or nil if it has none. client-go's
-// informer has one, but outside the SharedInformer interface, and the
-// generated informers hand it out wrapped (cache.NewTypedSharedIndexInformer
-// embeds it as a SharedIndexInformer), which hides the method: unwrap such
-// embedding.
-func startedFunc(inf cache.SharedInformer) func() bool {
-	for range 4 { // wrappers of wrappers, within reason
-		if s, ok := inf.(interface{ HasStarted() bool }); ok {
-			return s.HasStarted
-		}
-		v := reflect.ValueOf(inf)
-		if v.Kind() == reflect.Pointer {
-			v = v.Elem()
-		}
-		if v.Kind() != reflect.Struct {
-			return nil
-		}
-		var inner cache.SharedInformer
-		for _, name := range []string{"SharedIndexInformer", "SharedInformer"} {
-			if f, ok := v.Type().FieldByName(name); ok && f.Anonymous {
-				if i, ok := v.FieldByIndex(f.Index).Interface().(cache.SharedInformer); ok && i != nil {
-					inner = i
-					break
-				}
-			}
-		}
-		if inner == nil {
-			return nil
-		}
-		inf = inner
+// started reports whether w's informer has started, as far as anyone can
+// tell: it has synced, or it says it has started.
+func started(w watchedInformer) bool {
+	if cache.IsDone(w.synced) {
+		return true
 	}
-	return nil
+	s, ok := w.informer.(interface{ HasStarted() bool })
+	return ok && s.HasStarted()
 }

@@ -4,11 +4,15 @@ package manager
 // client-go's factories with Factory; implement it directly for anything
 // else that starts caches.
 //
-// The Manager calls Start when Run begins, before any runnable starts, and
-// again every second while it runs, so Start must be idempotent, starting
-// only what is new, as client-go's factories' is. It closes stopCh during
-// shutdown. WaitForCacheSync blocks until every
-// started informer has synced (true) or stopCh is closed (false).
+// The Manager calls Start once, when Run begins, before any runnable
+// starts, and closes stopCh during shutdown. WaitForCacheSync blocks until
+// every started informer has synced (true) or stopCh is closed (false).
+//
+// A client-go factory starts the informers requested before its Start:
+// request them before Run (the builder does, and so does a controller's
+// Watch). A runnable that requests one later must start it itself, as
+// client-go allows, by calling the factory's Start again with its own
+// ctx.Done(); the Manager still stops and shuts the factory down.
 type InformerFactory interface {
 	Start(stopCh <-chan struct{})
 	WaitForCacheSync(stopCh <-chan struct{}) bool

@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 )
 
 const (
@@ -29,12 +31,10 @@ const (
 func leOptions(c kubernetes.Interface, id string, release bool) Options {
 	return Options{
 		Logger: quiet(),
+		Lease:  lease.Config{Client: c, Namespace: leaseNS, ID: id},
 		LeaderElection: LeaderElection{
 			Enabled:         true,
-			Client:          c,
-			Namespace:       leaseNS,
 			Name:            leaseName,
-			ID:              id,
 			ReleaseOnCancel: release,
 		},
 	}
@@ -94,7 +94,7 @@ func TestLeaderElectionHandoverOnRelease(t *testing.T) {
 
 		b := startCandidate(t, leOptions(client, "b", true), &active, &maxActive)
 		<-b.other.started // non-leader runnables do not wait for the Lease
-		time.Sleep(3 * DefaultLeaseDuration)
+		time.Sleep(3 * lease.DefaultLeaseDuration)
 		synctest.Wait()
 		if isClosedChan(b.m.Elected()) || isClosedChan(b.leader.started) {
 			t.Fatal("b became leader while a holds the Lease")
@@ -106,7 +106,7 @@ func TestLeaderElectionHandoverOnRelease(t *testing.T) {
 		}
 		handover := time.Now()
 		<-b.leader.started
-		if d := time.Since(handover); d >= DefaultLeaseDuration {
+		if d := time.Since(handover); d >= lease.DefaultLeaseDuration {
 			t.Errorf("b took over after %s, want less than LeaseDuration (release, not expiry)", d)
 		}
 		if got := leaseHolder(t, client, leaseNS, leaseName); got != "b" {
@@ -136,7 +136,7 @@ func TestLeaderElectionTakeoverAfterExpiry(t *testing.T) {
 		}
 		stopped := time.Now()
 		<-b.leader.started
-		if d := time.Since(stopped); d < DefaultLeaseDuration-DefaultRetryPeriod {
+		if d := time.Since(stopped); d < lease.DefaultLeaseDuration-lease.DefaultRetryPeriod {
 			t.Errorf("b took over %s after a stopped, before the Lease could expire", d)
 		}
 		b.stop(t)
@@ -178,7 +178,7 @@ func TestLeaderElectionLost(t *testing.T) {
 		if !errors.Is(err, ErrLeaderElectionLost) {
 			t.Fatalf("Run = %v, want ErrLeaderElectionLost", err)
 		}
-		if d := time.Since(lostAt); d > DefaultRenewDeadline+2*DefaultRetryPeriod {
+		if d := time.Since(lostAt); d > lease.DefaultRenewDeadline+2*lease.DefaultRetryPeriod {
 			t.Errorf("Run returned %s after renewals started failing, want about RenewDeadline", d)
 		}
 		want := []string{"start cache-warmer", "start leader-work", "stop leader-work", "stop cache-warmer"}
@@ -245,7 +245,7 @@ func TestLeaderElectionManyCandidates(t *testing.T) {
 		for len(cs) > 0 {
 			// Long enough for a takeover after a release (a RetryPeriod
 			// with jitter), and for a duplicate leader to show up.
-			time.Sleep(2 * DefaultLeaseDuration)
+			time.Sleep(2 * lease.DefaultLeaseDuration)
 			synctest.Wait()
 			var leaders []int
 			for i, c := range cs {
@@ -326,7 +326,7 @@ func TestReleaseOnlyGivesUpOwnLease(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, err := newElector(opts.LeaderElection, quiet())
+			e, err := newElector(opts.LeaderElection, opts.Lease, quiet())
 			if err != nil {
 				t.Fatal(err)
 			}

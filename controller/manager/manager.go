@@ -89,10 +89,10 @@ func New(opts Options) (*Manager, error) {
 			m.opts.LeaderElection.EventRecorder = opts.LeaderElection.EventRecorder
 		}
 		installLeaderMetrics() // before client-go's LeaderElector asks for it
-		if m.elector, err = newElector(opts.LeaderElection, m.logger); err != nil {
+		if m.elector, err = newElector(opts.LeaderElection, opts.Lease, m.logger); err != nil {
 			return nil, err
 		}
-		if err := registerLeaderMetric(m.registry, opts.LeaderElection, &m.leading); err != nil {
+		if err := registerLeaderMetric(m.registry, opts.LeaderElection.Name, opts.Lease, &m.leading); err != nil {
 			return nil, err
 		}
 		if ours, err := registerLeaderElectionMetrics(m.registry); err != nil {

@@ -12,30 +12,36 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
+
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 )
 
 func TestNewRejectsBadLeaderElectionOptions(t *testing.T) {
 	client := fake.NewClientset()
-	valid := LeaderElection{Enabled: true, Client: client, Namespace: "ns", Name: "lease"}
+	valid := Options{
+		Logger:         quiet(),
+		Lease:          lease.Config{Client: client, Namespace: "ns"},
+		LeaderElection: LeaderElection{Enabled: true, Name: "lease"},
+	}
 	for _, tc := range []struct {
 		name   string
-		modify func(*LeaderElection)
+		modify func(*Options)
 		want   string
 	}{
-		{"no client", func(le *LeaderElection) { le.Client = nil }, "Client is required"},
-		{"no namespace", func(le *LeaderElection) { le.Namespace = "" }, "Namespace is required"},
-		{"no name", func(le *LeaderElection) { le.Name = "" }, "Name is required"},
-		{"sub-second lease", func(le *LeaderElection) {
-			le.LeaseDuration, le.RenewDeadline, le.RetryPeriod = 900*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond
-		}, "below one second"},
-		{"renew deadline not below lease", func(le *LeaderElection) { le.RenewDeadline = 20 * time.Second }, "RenewDeadline 20s must be positive and below LeaseDuration 15s"},
-		{"retry period too long", func(le *LeaderElection) { le.RetryPeriod = 9 * time.Second }, "RetryPeriod 9s"},
-		{"negative retry period", func(le *LeaderElection) { le.RetryPeriod = -time.Second }, "RetryPeriod -1s"},
+		{"no client", func(o *Options) { o.Lease.Client = nil }, "Client is required"},
+		{"no namespace", func(o *Options) { o.Lease.Namespace = "" }, "Namespace is required"},
+		{"no name", func(o *Options) { o.LeaderElection.Name = "" }, "Name is required"},
+		{"sub-second lease", func(o *Options) {
+			o.Lease.LeaseDuration, o.Lease.RenewDeadline, o.Lease.RetryPeriod = 900*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond
+		}, "LeaseDuration 900ms must be whole seconds, at least one"},
+		{"renew deadline not below lease", func(o *Options) { o.Lease.RenewDeadline = 20 * time.Second }, "RenewDeadline 20s must be positive and below LeaseDuration 15s"},
+		{"retry period too long", func(o *Options) { o.Lease.RetryPeriod = 9 * time.Second }, "RetryPeriod 9s"},
+		{"negative retry period", func(o *Options) { o.Lease.RetryPeriod = -time.Second }, "RetryPeriod -1s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			le := valid
-			tc.modify(&le)
-			_, err := New(Options{Logger: quiet(), LeaderElection: le})
+			opts := valid
+			tc.modify(&opts)
+			_, err := New(opts)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("New = %v, want an error containing %q", err, tc.want)
 			}
@@ -49,7 +55,7 @@ func TestNewRejectsBadLeaderElectionOptions(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	client := fake.NewClientset()
-	opts := Options{LeaderElection: LeaderElection{Enabled: true, Client: client, Namespace: "ns", Name: "lease"}}
+	opts := Options{Lease: lease.Config{Client: client, Namespace: "ns"}, LeaderElection: LeaderElection{Enabled: true, Name: "lease"}}
 	a, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -59,10 +65,10 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	host, _ := os.Hostname()
-	if !strings.HasPrefix(a.ID(), host+"_") || a.ID() == b.ID() {
-		t.Errorf("IDs %q and %q: want distinct, starting with %q", a.ID(), b.ID(), host+"_")
+	if prefix := strings.ToLower(host) + "-"; !strings.HasPrefix(a.ID(), prefix) || a.ID() == b.ID() {
+		t.Errorf("IDs %q and %q: want distinct, starting with %q", a.ID(), b.ID(), prefix)
 	}
-	le := a.opts.LeaderElection
+	le := a.opts.Lease
 	if le.LeaseDuration != 15*time.Second || le.RenewDeadline != 10*time.Second || le.RetryPeriod != 2*time.Second {
 		t.Errorf("durations = %s/%s/%s, want kcm's 15s/10s/2s", le.LeaseDuration, le.RenewDeadline, le.RetryPeriod)
 	}

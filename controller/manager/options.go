@@ -3,27 +3,22 @@ package manager
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
-	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
+
+	"github.com/ctrlkit/ctrlkit/controller/internal/leaseconfig"
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 )
 
-// Defaults for zero Options fields. The leader election timings are
-// kube-controller-manager's.
-const (
-	DefaultLeaseDuration           = 15 * time.Second
-	DefaultRenewDeadline           = 10 * time.Second
-	DefaultRetryPeriod             = 2 * time.Second
-	DefaultGracefulShutdownTimeout = 30 * time.Second
-)
+// DefaultGracefulShutdownTimeout is the shutdown bound of a zero
+// Options.GracefulShutdownTimeout.
+const DefaultGracefulShutdownTimeout = 30 * time.Second
 
 // Options configure a Manager. The zero value is a Manager without leader
 // election, HTTP endpoints or a caller-provided registry.
@@ -89,6 +84,13 @@ type Options struct {
 	// and shutting the provider down is the caller's, after Run.
 	TracerProvider trace.TracerProvider
 
+	// Lease is this process's identity and timings on Leases: those of
+	// leader election and of its member of the shard ring. A nil
+	// Lease.Client means Options.Client. Leader election or a ring needs
+	// a client and a namespace; zero timings and an empty ID have
+	// defaults (see lease.Config).
+	Lease lease.Config
+
 	// LeaderElection, when enabled, runs the runnables that need it only
 	// while this process holds a Lease.
 	LeaderElection LeaderElection
@@ -98,45 +100,24 @@ type Options struct {
 	Sharding Sharding
 
 	// Client is the Manager's own connection to the API server. It writes
-	// the events of EventRecorderFor and CoreV1EventRecorderFor, reviews
-	// the tokens of /metrics requests with MetricsAuth, and is the default
-	// LeaderElection.Client. Nil means events are only logged; MetricsAuth
-	// then needs it.
+	// the events of EventRecorderFor and EventsV1RecorderFor, reviews the
+	// tokens of /metrics requests with MetricsAuth, and is the default
+	// Lease.Client. Nil means events are only logged; MetricsAuth then
+	// needs it.
 	Client kubernetes.Interface
 }
 
 // LeaderElection configures leader election on a coordination.k8s.io Lease
-// with client-go's leaderelection package.
+// with client-go's leaderelection package. The Lease's namespace, this
+// candidate's ID and the timings are Options.Lease's.
 type LeaderElection struct {
 	// Enabled turns leader election on. When it is off, every runnable runs
 	// at once.
 	Enabled bool
 
-	// Client reads and writes the Lease. Nil means Options.Client; one of
-	// them is required when Enabled.
-	Client kubernetes.Interface
-
-	// Namespace and Name locate the Lease. Both are required when Enabled.
-	Namespace string
-	Name      string
-
-	// ID identifies this candidate in the Lease. Empty means the host name
-	// followed by "_" ("-" with Coordinated, where the ID names a
-	// LeaseCandidate) and a random UUID, so that two Managers in one process
-	// are distinct candidates.
-	ID string
-
-	// LeaseDuration is how long a lease lasts without renewal; others wait
-	// this long before taking over an abandoned lease. The Lease stores it
-	// in whole seconds, so it must be at least one second. Zero means
-	// DefaultLeaseDuration.
-	LeaseDuration time.Duration
-	// RenewDeadline is how long the leader keeps trying to renew before it
-	// gives up leadership. Zero means DefaultRenewDeadline.
-	RenewDeadline time.Duration
-	// RetryPeriod is the wait between attempts to acquire or renew. Zero
-	// means DefaultRetryPeriod.
-	RetryPeriod time.Duration
+	// Name is the Lease's name, in Options.Lease.Namespace. Required when
+	// Enabled.
+	Name string
 
 	// ReleaseOnCancel gives up the Lease when Run ends after a clean
 	// shutdown, so that a standby takes over at once instead of after
@@ -146,8 +127,8 @@ type LeaderElection struct {
 
 	// EventRecorder records "became leader" / "stopped leading" events on
 	// the Lease. Nil with Options.Client set means the Manager's own
-	// core/v1 recorder (CoreV1EventRecorderFor) with the Lease's Name as
-	// the component, as kube-controller-manager records them; nil without
+	// core/v1 recorder (EventRecorderFor) with the Lease's Name as the
+	// component, as kube-controller-manager records them; nil without
 	// Options.Client records none.
 	EventRecorder resourcelock.EventRecorder
 
@@ -178,64 +159,34 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MetricsAuth && o.Client == nil {
 		return o, errors.New("manager: invalid options: MetricsAuth needs Options.Client to review tokens")
 	}
-	if !o.LeaderElection.Enabled {
-		return o, nil
-	}
-	if o.LeaderElection.Client == nil {
-		o.LeaderElection.Client = o.Client
-	}
-	le, err := o.LeaderElection.withDefaults()
-	o.LeaderElection = le
-	return o, err
-}
-
-func (le LeaderElection) withDefaults() (LeaderElection, error) {
-	if le.LeaseDuration == 0 {
-		le.LeaseDuration = DefaultLeaseDuration
-	}
-	if le.RenewDeadline == 0 {
-		le.RenewDeadline = DefaultRenewDeadline
-	}
-	if le.RetryPeriod == 0 {
-		le.RetryPeriod = DefaultRetryPeriod
+	if !o.LeaderElection.Enabled && o.Sharding.Ring == "" {
+		return o, nil // nothing holds a Lease
 	}
 	var errs []error
-	if le.Client == nil {
-		errs = append(errs, errors.New("LeaderElection.Client or Options.Client is required"))
+	if o.Lease.Client == nil {
+		o.Lease.Client = o.Client
 	}
-	if le.Namespace == "" {
-		errs = append(errs, errors.New("LeaderElection.Namespace is required"))
+	lc, err := leaseconfig.Complete(o.Lease, "Options.Lease.")
+	o.Lease = lc
+	if err != nil {
+		errs = append(errs, err)
 	}
+	if o.LeaderElection.Enabled {
+		errs = append(errs, o.LeaderElection.check(o.Lease.ID)...)
+		o.LeaderElection.Coordinated = o.LeaderElection.Coordinated.withDefaults()
+	}
+	if len(errs) > 0 {
+		return o, fmt.Errorf("manager: invalid options: %w", errors.Join(errs...))
+	}
+	return o, nil
+}
+
+// check reports what is missing or wrong in an enabled LeaderElection
+// whose candidate is id (empty when the Lease's options failed).
+func (le LeaderElection) check(id string) []error {
+	var errs []error
 	if le.Name == "" {
 		errs = append(errs, errors.New("LeaderElection.Name is required"))
 	}
-	if le.LeaseDuration < time.Second {
-		errs = append(errs, fmt.Errorf("LeaderElection.LeaseDuration %s is below one second, the Lease's resolution", le.LeaseDuration))
-	}
-	if le.RenewDeadline <= 0 || le.RenewDeadline >= le.LeaseDuration {
-		errs = append(errs, fmt.Errorf("LeaderElection.RenewDeadline %s must be positive and below LeaseDuration %s", le.RenewDeadline, le.LeaseDuration))
-	}
-	// The retry period may stretch by JitterFactor and must still fit in
-	// the renew deadline.
-	if le.RetryPeriod <= 0 || time.Duration(leaderelection.JitterFactor*float64(le.RetryPeriod)) >= le.RenewDeadline {
-		errs = append(errs, fmt.Errorf("LeaderElection.RetryPeriod %s must be positive and, times %.1f, below RenewDeadline %s", le.RetryPeriod, leaderelection.JitterFactor, le.RenewDeadline))
-	}
-	var coordErrs []error
-	le.Coordinated, coordErrs = le.Coordinated.withDefaults(le.ID)
-	errs = append(errs, coordErrs...)
-	if len(errs) > 0 {
-		return le, fmt.Errorf("manager: invalid options: %w", errors.Join(errs...))
-	}
-	if le.ID == "" {
-		host, err := os.Hostname()
-		if err != nil {
-			return le, fmt.Errorf("manager: LeaderElection.ID is empty and the host name is unknown: %w", err)
-		}
-		sep := "_"
-		if le.Coordinated.Enabled {
-			sep = "-" // the ID names the LeaseCandidate, where "_" is invalid
-		}
-		le.ID = host + sep + string(uuid.NewUUID())
-	}
-	return le, nil
+	return append(errs, le.Coordinated.check(id)...)
 }

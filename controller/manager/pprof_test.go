@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
 func TestPprofEndpoint(t *testing.T) {
@@ -14,7 +16,7 @@ func TestPprofEndpoint(t *testing.T) {
 			t.Errorf("Run: %v", err)
 		}
 	}()
-	eventually(t, "pprof to be bound", func() bool { return m.PprofAddr() != "" })
+	testutil.Eventually(t, endpointTimeout, "pprof to be bound", testutil.True(func() bool { return m.PprofAddr() != "" }))
 	base := "http://" + m.PprofAddr()
 	if code, body := get(t, base+"/debug/pprof/"); code != http.StatusOK || !strings.Contains(body, "goroutine") {
 		t.Errorf("/debug/pprof/ = %d, want 200 and the index of profiles", code)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
-	"time"
 
 	"github.com/go-logr/logr"
 
@@ -92,11 +91,10 @@ type run struct {
 	servers      []*server
 	serverFailed chan *server
 
-	factories         []*factoryEntry
-	stopInformers     chan struct{}
-	lateInformersDone chan struct{} // closed when the restarts have stopped
-	checkDone         chan struct{} // closed when checkInformersStarted has returned
-	unstarted         chan error    // watched informers nothing started; buffered
+	factories     []*factoryEntry
+	stopInformers chan struct{}
+	checkDone     chan struct{} // closed when checkInformersStarted has returned
+	unstarted     chan error    // watched informers nothing started; buffered
 
 	leaders, others             []*runnableEntry
 	leadersCtx                  context.Context
@@ -160,36 +158,13 @@ func (r *run) startServers() error {
 	return nil
 }
 
-// lateInformerPeriod is how often a running Manager starts its factories
-// again. client-go's factories start only the informers that exist when
-// Start is called; one requested later (a runnable asking for it in its
-// Run) would otherwise never start, and its cache would stay empty without
-// a word. Start is idempotent and cheap: it starts what is new.
-const lateInformerPeriod = time.Second
-
-// startInformers starts the informer factories, and keeps starting them
-// every lateInformerPeriod until they stop, so that an informer requested
-// after Run starts within a period.
+// startInformers starts the informer factories, once: client-go's
+// factories start the informers requested before Start, and an informer
+// requested later waits for another Start (see InformerFactory).
 func (r *run) startInformers() {
 	for _, f := range r.factories {
 		f.start(r.stopInformers, r.log)
 	}
-	r.lateInformersDone = make(chan struct{})
-	go func() {
-		defer close(r.lateInformersDone)
-		ticker := time.NewTicker(lateInformerPeriod)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-r.stopInformers:
-				return
-			case <-ticker.C:
-				for _, f := range r.factories {
-					f.f.Start(r.stopInformers)
-				}
-			}
-		}
-	}()
 }
 
 // startOthers starts the runnables that do not need leader election.
@@ -213,8 +188,7 @@ func (r *run) campaign() {
 	}
 	electionCtx, stop := context.WithCancel(r.base)
 	r.cancelElection, r.electionDone, r.wonElection = stop, make(chan struct{}), e.started
-	le := r.m.opts.LeaderElection
-	r.log.Info("Campaigning for leadership", "lease", le.Namespace+"/"+le.Name, "id", e.id)
+	r.log.Info("Campaigning for leadership", "lease", r.m.opts.Lease.Namespace+"/"+r.m.opts.LeaderElection.Name, "id", e.id)
 	go func() {
 		defer close(r.electionDone)
 		e.run(electionCtx)

@@ -1,11 +1,10 @@
 package manager
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 )
@@ -19,28 +18,14 @@ import (
 // controllers built with the builder's Sharded, over informers registered
 // with sharding.Shard, use it. Controllers that are not sharded stay
 // behind leader election.
+//
+// The ring's member Lease is named Ring + "-" + Options.Lease.ID, in
+// Options.Lease.Namespace, renewed on Options.Lease's timings.
 type Sharding struct {
 	// Ring names the ring: every replica of one controller-manager uses
 	// the same name (a label value). Empty means no ring.
 	Ring string
 
-	// Client reads and writes the members' Leases. Nil means
-	// LeaderElection.Client, then Options.Client.
-	Client kubernetes.Interface
-	// Namespace holds the members' Leases. Empty means
-	// LeaderElection.Namespace.
-	Namespace string
-	// ID identifies this member; its Lease is named Ring-ID. Empty means
-	// the host name and a random suffix (see sharding.Options.ID).
-	ID string
-
-	// LeaseDuration, RenewDeadline and RetryPeriod time the ring as
-	// sharding.Options's do. Zero means LeaderElection's (whether or not
-	// leader election is enabled), then the sharding package's defaults,
-	// which are the same as this package's.
-	LeaseDuration time.Duration
-	RenewDeadline time.Duration
-	RetryPeriod   time.Duration
 	// DrainTimeout is sharding.Options.DrainTimeout: zero means
 	// sharding.DefaultDrainTimeout.
 	DrainTimeout time.Duration
@@ -53,46 +38,20 @@ func (s *Sharding) BindFlags(fs FlagSet) {
 		"If set, run sharded: join the ring of replicas of this name (a Lease each, in --leader-elect-resource-namespace, with the --leader-elect-* timings), which split the objects by namespace; every replica runs the sharded controllers for its share, and caches only that. Each sharded reconcile then times out after 4/5 of --leader-elect-lease-duration minus --leader-elect-renew-deadline, so that it ends before another replica may take its namespace over.")
 }
 
-// ringOptions are the sharding.Options of o's ring.
-func (o Options) ringOptions() (sharding.Options, error) {
-	s, le := o.Sharding, o.LeaderElection
-	or := func(v, fallback time.Duration) time.Duration {
-		if v == 0 {
-			return fallback
-		}
-		return v
-	}
-	ro := sharding.Options{
-		Client:        s.Client,
-		Namespace:     s.Namespace,
-		Name:          s.Ring,
-		ID:            s.ID,
-		LeaseDuration: or(s.LeaseDuration, le.LeaseDuration),
-		RenewDeadline: or(s.RenewDeadline, le.RenewDeadline),
-		RetryPeriod:   or(s.RetryPeriod, le.RetryPeriod),
-		DrainTimeout:  s.DrainTimeout,
+// ringOptions are the sharding.Options of o's ring; o.Lease is complete.
+func (o Options) ringOptions(registry prometheus.Registerer) sharding.Options {
+	return sharding.Options{
+		Name:          o.Sharding.Ring,
+		Client:        o.Lease.Client,
+		Namespace:     o.Lease.Namespace,
+		ID:            o.Lease.ID,
+		LeaseDuration: o.Lease.LeaseDuration,
+		RenewDeadline: o.Lease.RenewDeadline,
+		RetryPeriod:   o.Lease.RetryPeriod,
+		DrainTimeout:  o.Sharding.DrainTimeout,
 		Logger:        o.Logger,
+		Registry:      registry,
 	}
-	if ro.Client == nil {
-		ro.Client = le.Client
-	}
-	if ro.Client == nil {
-		ro.Client = o.Client
-	}
-	if ro.Namespace == "" {
-		ro.Namespace = le.Namespace
-	}
-	var errs []error
-	if ro.Client == nil {
-		errs = append(errs, errors.New("Sharding.Client, LeaderElection.Client or Options.Client is required with Sharding.Ring"))
-	}
-	if ro.Namespace == "" {
-		errs = append(errs, errors.New("Sharding.Namespace or LeaderElection.Namespace is required with Sharding.Ring"))
-	}
-	if len(errs) > 0 {
-		return ro, fmt.Errorf("manager: invalid options: %w", errors.Join(errs...))
-	}
-	return ro, nil
 }
 
 // newRing creates the ring of Options.Sharding, if any, and adds it.
@@ -100,12 +59,7 @@ func (m *Manager) newRing() error {
 	if m.opts.Sharding.Ring == "" {
 		return nil
 	}
-	ro, err := m.opts.ringOptions()
-	if err != nil {
-		return err
-	}
-	ro.Registry = m.registry
-	ring, err := sharding.New(ro)
+	ring, err := sharding.New(m.opts.ringOptions(m.registry))
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)
 	}

@@ -12,7 +12,9 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
 func TestShardingNeedsAClientAndANamespace(t *testing.T) {
@@ -22,7 +24,7 @@ func TestShardingNeedsAClientAndANamespace(t *testing.T) {
 		want []string
 	}{
 		{"nothing", Options{Sharding: Sharding{Ring: "r"}}, []string{"Client is required", "Namespace is required"}},
-		{"a bad ring name", Options{Client: fake.NewClientset(), Sharding: Sharding{Ring: "not a label", Namespace: "ns"}}, []string{"Options.Name"}},
+		{"a bad ring name", Options{Client: fake.NewClientset(), Lease: lease.Config{Namespace: "ns"}, Sharding: Sharding{Ring: "not a label"}}, []string{"Options.Name"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Logger = quiet()
@@ -43,8 +45,8 @@ func TestShardingNeedsAClientAndANamespace(t *testing.T) {
 	}
 }
 
-// The ring takes the leader election's namespace, client and timings, and
-// runs on a replica that does not lead.
+// The ring takes Options.Lease, as leader election does (client, namespace,
+// ID and timings), and runs on a replica that does not lead.
 func TestShardingRingRunsWithoutLeading(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client := fake.NewClientset()
@@ -57,9 +59,10 @@ func TestShardingRingRunsWithoutLeading(t *testing.T) {
 		}
 		m, err := New(Options{
 			Logger: quiet(),
-			LeaderElection: LeaderElection{Enabled: true, Client: client, Namespace: "ns", Name: "leader", ID: "me",
+			Lease: lease.Config{Client: client, Namespace: "ns", ID: "me",
 				LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond},
-			Sharding: Sharding{Ring: "ring", ID: "me"},
+			LeaderElection: LeaderElection{Enabled: true, Name: "leader"},
+			Sharding:       Sharding{Ring: "ring"},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -70,15 +73,9 @@ func TestShardingRingRunsWithoutLeading(t *testing.T) {
 		ctx, stop := context.WithCancel(t.Context())
 		done := make(chan error, 1)
 		go func() { done <- m.Run(ctx) }()
-		for range 100 {
-			if m.Ring().Serving().Equal(sharding.NewRanges(sharding.FullRange)) {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if !m.Ring().Serving().Equal(sharding.NewRanges(sharding.FullRange)) {
-			t.Errorf("the lone member serves %v, want everything", m.Ring().Serving())
-		}
+		testutil.Eventually(t, 10*time.Second, "the lone member to serve everything", testutil.True(func() bool {
+			return m.Ring().Serving().Equal(sharding.NewRanges(sharding.FullRange))
+		}))
 		if m.leading.Load() {
 			t.Error("the replica leads, though another holds the leader Lease")
 		}

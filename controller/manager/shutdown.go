@@ -62,7 +62,6 @@ func (r *run) stopRunnables() (leadersStopped bool) {
 // caches, and shuts down the factories that can.
 func (r *run) stopInformerFactories() {
 	close(r.stopInformers)
-	<-r.lateInformersDone // no Start may race the Shutdowns below
 	<-r.checkDone
 	var factories []waiter
 	for _, f := range r.factories {
@@ -112,7 +111,7 @@ func (r *run) stopElection(cause error, leadersStopped bool) error {
 	if !release || !leadersStopped || !electionStopped {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(r.deadline, r.m.opts.LeaderElection.RenewDeadline)
+	ctx, cancel := context.WithTimeout(r.deadline, r.m.opts.Lease.RenewDeadline)
 	defer cancel()
 	if err := r.m.elector.release(ctx); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 )
@@ -24,11 +25,9 @@ type replica struct {
 func startReplica(t *testing.T, client *fake.Clientset, id string) *replica {
 	t.Helper()
 	mgr, err := manager.New(manager.Options{
-		Logger: funcr.New(func(string, string) {}, funcr.Options{}),
-		LeaderElection: manager.LeaderElection{
-			Enabled: true, Client: client, Namespace: "kube-system", Name: "test-leader", ID: id,
-			ReleaseOnCancel: true,
-		},
+		Logger:         funcr.New(func(string, string) {}, funcr.Options{}),
+		Lease:          lease.Config{Client: client, Namespace: "kube-system", ID: id},
+		LeaderElection: manager.LeaderElection{Enabled: true, Name: "test-leader", ReleaseOnCancel: true},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -55,6 +55,6 @@
 // a terminal error, so it is not retried; the deletion of the other
 // object wakes it. Other WebApps carry on.
 //
-// Events are events.k8s.io/v1, from the manager's EventRecorderFor, which
+// Events are events.k8s.io/v1, from the manager's EventsV1RecorderFor, which
 // finds the WebApp's kind in client-go's scheme (run.go registers it).
 package main

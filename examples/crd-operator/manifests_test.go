@@ -33,7 +33,7 @@ func TestManifests(t *testing.T) {
 		t.Fatalf("the Deployment's args do not parse: %v", err)
 	}
 	subject := rbacv1.Subject{Kind: "ServiceAccount", Name: sa.Name, Namespace: sa.Namespace}
-	for namespace, resource := range map[string]string{o.Manager.LeaderElection.Namespace: "leases", o.RegistryNamespace: "configmaps"} {
+	for namespace, resource := range map[string]string{o.Manager.Lease.Namespace: "leases", o.RegistryNamespace: "configmaps"} {
 		i := slices.IndexFunc(m.Roles, func(r rbacv1.Role) bool {
 			return r.Namespace == namespace && slices.ContainsFunc(r.Rules, func(rule rbacv1.PolicyRule) bool {
 				return slices.Contains(rule.Resources, resource)

@@ -27,7 +27,7 @@ type options struct {
 // errors go to output; -h and --help return flag.ErrHelp.
 func parseOptions(args []string, output io.Writer) (*options, error) {
 	o := &options{Options: managerflags.Defaults(component), RegistryNamespace: "webapp-registry", ConcurrentSyncs: 2}
-	o.Manager.LeaderElection.Namespace = "ctrlkit-system"
+	o.Manager.Lease.Namespace = "ctrlkit-system"
 	var fss cliflag.NamedFlagSets
 	o.AddFlags(&fss)
 	fs := fss.FlagSet("webapp operator")

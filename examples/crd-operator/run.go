@@ -85,7 +85,7 @@ func newManager(ctx context.Context, o *options, config *rest.Config) (*manager.
 		deployments: deployments.Lister(),
 		services:    services.Lister(),
 		registry:    o.RegistryNamespace,
-		recorder:    mgr.EventRecorderFor(component),
+		recorder:    mgr.EventsV1RecorderFor(component),
 
 		webAppInformer:     webAppInformer.Informer(),
 		deploymentInformer: deployments.Informer(),

@@ -33,9 +33,9 @@ func TestManifestsHangTogether(t *testing.T) {
 	if o.Manager.Sharding.Ring == "" {
 		t.Error("the Deployment's replicas must run sharded (--shard-ring)")
 	}
-	if !o.Manager.LeaderElection.Enabled || o.Manager.LeaderElection.Namespace != m.Roles[0].Namespace {
+	if !o.Manager.LeaderElection.Enabled || o.Manager.Lease.Namespace != m.Roles[0].Namespace {
 		t.Errorf("leader election in namespace %q (enabled %v), but the Lease Role is in %q",
-			o.Manager.LeaderElection.Namespace, o.Manager.LeaderElection.Enabled, m.Roles[0].Namespace)
+			o.Manager.Lease.Namespace, o.Manager.LeaderElection.Enabled, m.Roles[0].Namespace)
 	}
 
 	ports := map[string]int32{}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
 )
@@ -33,12 +34,14 @@ func TestParseOptionsDefaultsAreKubeControllerManagers(t *testing.T) {
 				MetricsAddr:             ":8080",
 				HealthProbeAddr:         ":8081",
 				GracefulShutdownTimeout: 30 * time.Second,
+				Lease: lease.Config{
+					LeaseDuration: 15 * time.Second,
+					RenewDeadline: 10 * time.Second,
+					RetryPeriod:   2 * time.Second,
+					Namespace:     "kube-system",
+				},
 				LeaderElection: manager.LeaderElection{
 					Enabled:         true,
-					LeaseDuration:   15 * time.Second,
-					RenewDeadline:   10 * time.Second,
-					RetryPeriod:     2 * time.Second,
-					Namespace:       "kube-system",
 					Name:            "ctrlkit-deployment-controller",
 					ReleaseOnCancel: true,
 				},
@@ -87,12 +90,14 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 				MetricsAddr:             "0",
 				HealthProbeAddr:         "127.0.0.1:9443",
 				GracefulShutdownTimeout: 30 * time.Second,
+				Lease: lease.Config{
+					LeaseDuration: 30 * time.Second,
+					RenewDeadline: 20 * time.Second,
+					RetryPeriod:   5 * time.Second,
+					Namespace:     "ctrlkit-system",
+				},
 				LeaderElection: manager.LeaderElection{
 					Enabled:         false,
-					LeaseDuration:   30 * time.Second,
-					RenewDeadline:   20 * time.Second,
-					RetryPeriod:     5 * time.Second,
-					Namespace:       "ctrlkit-system",
 					Name:            "mine",
 					ReleaseOnCancel: true,
 				},
@@ -200,7 +205,7 @@ func TestShardedReconcilesHaveATimeoutBelowTheHandoverMargin(t *testing.T) {
 			t.Fatalf("%q: %v", tt.args, err)
 		}
 		got := mgr.Ring().ReconcileTimeout()
-		le := o.Manager.LeaderElection
+		le := o.Manager.Lease
 		if got != tt.want || got <= 0 || got >= le.LeaseDuration-le.RenewDeadline {
 			t.Errorf("%q: ReconcileTimeout %s, want %s, in (0, LeaseDuration − RenewDeadline = %s)", tt.args, got, tt.want, le.LeaseDuration-le.RenewDeadline)
 		}

@@ -31,7 +31,7 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*
 	// core/v1 events from "deployment-controller", as
 	// kube-controller-manager's Deployment controller records them; the
 	// manager writes them until the end of its shutdown.
-	recorder := mgr.CoreV1EventRecorderFor("deployment-controller")
+	recorder := mgr.EventRecorderFor("deployment-controller")
 	// No periodic resync: kube-controller-manager's default resync only
 	// replays the cache, and every change already arrives as an event.
 	// managedFields are never read: dropping them roughly halves the caches.

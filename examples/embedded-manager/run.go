@@ -42,11 +42,11 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*
 		var c *controller.Controller[string]
 		switch name {
 		case "deployment":
-			c, _, err = deployment.NewController(client, factory, mgr.CoreV1EventRecorderFor("deployment-controller"), deployment.Options{
+			c, _, err = deployment.NewController(client, factory, mgr.EventRecorderFor("deployment-controller"), deployment.Options{
 				Controller: controller.Options[string]{Workers: o.ConcurrentDeploymentSyncs, Logger: logger, Registry: mgr.Registry()},
 			})
 		case "configrollout":
-			c, err = configrollout.New(client, factory, mgr.CoreV1EventRecorderFor(configrollout.Name), controller.Options[string]{
+			c, err = configrollout.New(client, factory, mgr.EventRecorderFor(configrollout.Name), controller.Options[string]{
 				Workers: o.ConcurrentConfigSyncs, Logger: logger, Registry: mgr.Registry(),
 			})
 		}

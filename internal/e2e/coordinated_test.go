@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 )
 
@@ -93,8 +94,9 @@ func TestCoordinatedLeaderElectionGateOff(t *testing.T) {
 	client := cp.Client()
 	m, err := manager.New(manager.Options{
 		Logger: testr.New(t),
+		Lease:  lease.Config{Client: client, Namespace: "default", ID: "gate-off"},
 		LeaderElection: manager.LeaderElection{
-			Enabled: true, Client: client, Namespace: "default", Name: coordinatedLease, ID: "gate-off",
+			Enabled: true, Name: coordinatedLease,
 			Coordinated: manager.CoordinatedLeaderElection{Enabled: true, BinaryVersion: "1.0.0"},
 		},
 	})
@@ -140,16 +142,18 @@ func startCoordinated(t *testing.T, config *rest.Config, ns, id, binary, emulati
 	mgr, err := manager.New(manager.Options{
 		Logger:                  testr.NewWithOptions(t, testr.Options{LogTimestamp: true}).WithValues("candidate", id),
 		GracefulShutdownTimeout: 30 * time.Second,
-		LeaderElection: manager.LeaderElection{
-			Enabled:       true,
+		Lease: lease.Config{
 			Client:        client,
 			Namespace:     ns,
-			Name:          coordinatedLease,
 			ID:            id,
 			LeaseDuration: leLeaseDuration,
 			RenewDeadline: leRenewDeadline,
 			RetryPeriod:   leRetryPeriod,
-			Coordinated:   manager.CoordinatedLeaderElection{Enabled: true, BinaryVersion: binary, EmulationVersion: emulation},
+		},
+		LeaderElection: manager.LeaderElection{
+			Enabled:     true,
+			Name:        coordinatedLease,
+			Coordinated: manager.CoordinatedLeaderElection{Enabled: true, BinaryVersion: binary, EmulationVersion: emulation},
 		},
 	})
 	if err != nil {

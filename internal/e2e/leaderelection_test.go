@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/handler"
 )
@@ -225,15 +226,17 @@ func startCandidate(t *testing.T, config *rest.Config, ns, id string, release bo
 	mgr, err := manager.New(manager.Options{
 		Logger:                  logger,
 		GracefulShutdownTimeout: 30 * time.Second,
+		Lease: lease.Config{
+			Client:        client,
+			Namespace:     ns,
+			ID:            id,
+			LeaseDuration: leLeaseDuration,
+			RenewDeadline: leRenewDeadline,
+			RetryPeriod:   leRetryPeriod,
+		},
 		LeaderElection: manager.LeaderElection{
 			Enabled:         true,
-			Client:          client,
-			Namespace:       ns,
 			Name:            "failover-test",
-			ID:              id,
-			LeaseDuration:   leLeaseDuration,
-			RenewDeadline:   leRenewDeadline,
-			RetryPeriod:     leRetryPeriod,
 			ReleaseOnCancel: release,
 		},
 	})

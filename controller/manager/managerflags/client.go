@@ -53,13 +53,12 @@ func (o *Options) RESTConfig(userAgent string) (*rest.Config, error) {
 }
 
 // ManagerOptions returns the manager's options from the flags, with
-// client as the manager's connection: it reads and writes the Lease and
-// writes the events of the manager's recorders, leadership changes among
-// them.
+// client as the manager's connection: it reads and writes the Leases (the
+// manager's default Lease.Client) and writes the events of the manager's
+// recorders, leadership changes among them.
 func (o *Options) ManagerOptions(client kubernetes.Interface) manager.Options {
 	opts := o.Manager
 	opts.Client = client
-	opts.LeaderElection.Client = client
 	return opts
 }
 
@@ -68,7 +67,7 @@ func (o *Options) ManagerOptions(client kubernetes.Interface) manager.Options {
 // function that stops it; call it once nothing records any more. Events
 // need RBAC "create" and "patch" on core "events" (patch: repeated events
 // are counted on one object). Commands with a manager use its recorders
-// (manager.CoreV1EventRecorderFor), which it stops itself.
+// (manager.EventRecorderFor), which it stops itself.
 func NewEventRecorder(ctx context.Context, client kubernetes.Interface, component string) (record.EventRecorder, func()) {
 	// The broadcaster takes its logger from ctx but must outlive ctx's
 	// cancellation: events recorded during the graceful shutdown still count.

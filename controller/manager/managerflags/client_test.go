@@ -97,10 +97,10 @@ func TestManagerOptions(t *testing.T) {
 	client := fake.NewClientset()
 	o := Defaults("lease")
 	mo := o.ManagerOptions(client)
-	le := mo.LeaderElection
-	if !le.Enabled || le.Client != client || le.Namespace != "kube-system" || le.Name != "lease" || !le.ReleaseOnCancel ||
-		le.LeaseDuration != o.Manager.LeaderElection.LeaseDuration || le.RenewDeadline != o.Manager.LeaderElection.RenewDeadline || le.RetryPeriod != o.Manager.LeaderElection.RetryPeriod {
-		t.Errorf("leader election %+v does not follow the flags", le)
+	le, l := mo.LeaderElection, mo.Lease
+	if !le.Enabled || mo.Client != client || l.Namespace != "kube-system" || le.Name != "lease" || !le.ReleaseOnCancel ||
+		l.LeaseDuration != o.Manager.Lease.LeaseDuration || l.RenewDeadline != o.Manager.Lease.RenewDeadline || l.RetryPeriod != o.Manager.Lease.RetryPeriod {
+		t.Errorf("leader election %+v on Lease %+v does not follow the flags", le, l)
 	}
 	if mo.MetricsAddr != ":8080" || mo.HealthProbeAddr != ":8081" {
 		t.Errorf("addresses %q, %q; want :8080 and :8081", mo.MetricsAddr, mo.HealthProbeAddr)

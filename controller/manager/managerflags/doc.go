@@ -1,7 +1,7 @@
 // Package managerflags is the process plumbing of a controller-manager
 // binary, the part every operator repeats: the API client's flags with kube-controller-manager's spellings,
 // the manager's own flags (manager.Options.BindServerFlags and
-// LeaderElection.BindFlags), klog's flags as kube-controller-manager shows
+// BindLeaderElectionFlags), klog's flags as kube-controller-manager shows
 // them, the conversion into a rest.Config and manager.Options, and Main
 // and Run, the bodies of each binary's main and run.
 //

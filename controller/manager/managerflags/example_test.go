@@ -25,6 +25,6 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(o.Kubeconfig, o.Manager.LeaderElection.Namespace, o.Manager.LeaderElection.Name, o.Workers, o.Validate())
+	fmt.Println(o.Kubeconfig, o.Manager.Lease.Namespace, o.Manager.LeaderElection.Name, o.Workers, o.Validate())
 	// Output: /tmp/kubeconfig my-system my-operator 4 <nil>
 }

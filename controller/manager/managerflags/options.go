@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	cliflag "k8s.io/component-base/cli/flag"
 
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 )
 
@@ -45,13 +46,15 @@ func Defaults(leaseName string) Options {
 			MetricsAddr:             ":8080",
 			HealthProbeAddr:         ":8081",
 			GracefulShutdownTimeout: manager.DefaultGracefulShutdownTimeout,
+			Lease: lease.Config{
+				Namespace:     "kube-system",
+				LeaseDuration: lease.DefaultLeaseDuration,
+				RenewDeadline: lease.DefaultRenewDeadline,
+				RetryPeriod:   lease.DefaultRetryPeriod,
+			},
 			LeaderElection: manager.LeaderElection{
 				Enabled:         true,
-				Namespace:       "kube-system",
 				Name:            leaseName,
-				LeaseDuration:   manager.DefaultLeaseDuration,
-				RenewDeadline:   manager.DefaultRenewDeadline,
-				RetryPeriod:     manager.DefaultRetryPeriod,
 				ReleaseOnCancel: true,
 			},
 		},
@@ -69,7 +72,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.Float64Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "QPS to use while talking with the Kubernetes API server.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst to use while talking with the Kubernetes API server.")
 	fs.StringVar(&o.KubeAPIContentType, "kube-api-content-type", o.KubeAPIContentType, "Content type of requests sent to the API server.")
-	o.Manager.LeaderElection.BindFlags(fss.FlagSet("leader election"))
+	o.Manager.BindLeaderElectionFlags(fss.FlagSet("leader election"))
 	o.Manager.BindServerFlags(fss.FlagSet("manager"))
 	AddLoggingFlags(fss.FlagSet("logging"))
 }
@@ -88,20 +91,20 @@ func (o *Options) Validate() error {
 	}
 	// manager.New checks these too, naming fields; here the message names
 	// the flags, before anything connects.
-	if le := o.Manager.LeaderElection; le.Enabled {
-		if le.Namespace == "" || le.Name == "" {
+	if l := o.Manager.Lease; o.Manager.LeaderElection.Enabled {
+		if l.Namespace == "" || o.Manager.LeaderElection.Name == "" {
 			errs = append(errs, errors.New("--leader-elect-resource-namespace and --leader-elect-resource-name must not be empty with --leader-elect"))
 		}
-		if le.LeaseDuration < time.Second {
-			errs = append(errs, fmt.Errorf("--leader-elect-lease-duration must be at least 1s, got %s", le.LeaseDuration))
+		if l.LeaseDuration < time.Second {
+			errs = append(errs, fmt.Errorf("--leader-elect-lease-duration must be at least 1s, got %s", l.LeaseDuration))
 		}
-		if le.RenewDeadline <= 0 || le.RenewDeadline >= le.LeaseDuration {
+		if l.RenewDeadline <= 0 || l.RenewDeadline >= l.LeaseDuration {
 			errs = append(errs, fmt.Errorf("--leader-elect-renew-deadline (%s) must be positive and less than --leader-elect-lease-duration (%s)",
-				le.RenewDeadline, le.LeaseDuration))
+				l.RenewDeadline, l.LeaseDuration))
 		}
-		if le.RetryPeriod <= 0 || time.Duration(leaderelection.JitterFactor*float64(le.RetryPeriod)) >= le.RenewDeadline {
+		if l.RetryPeriod <= 0 || time.Duration(leaderelection.JitterFactor*float64(l.RetryPeriod)) >= l.RenewDeadline {
 			errs = append(errs, fmt.Errorf("--leader-elect-retry-period (%s) times %.1f must be less than --leader-elect-renew-deadline (%s)",
-				le.RetryPeriod, leaderelection.JitterFactor, le.RenewDeadline))
+				l.RetryPeriod, leaderelection.JitterFactor, l.RenewDeadline))
 		}
 	}
 	return errors.Join(errs...)

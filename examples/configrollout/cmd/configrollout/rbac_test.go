@@ -33,8 +33,8 @@ func TestManifests(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the Deployment's args do not parse: %v", err)
 	}
-	if !o.Manager.LeaderElection.Enabled || o.Manager.LeaderElection.Namespace != m.Roles[0].Namespace {
-		t.Errorf("leader election in %q, but the Lease Role is in %q", o.Manager.LeaderElection.Namespace, m.Roles[0].Namespace)
+	if !o.Manager.LeaderElection.Enabled || o.Manager.Lease.Namespace != m.Roles[0].Namespace {
+		t.Errorf("leader election in %q, but the Lease Role is in %q", o.Manager.Lease.Namespace, m.Roles[0].Namespace)
 	}
 	ports := map[string]int32{}
 	for _, p := range c.Ports {

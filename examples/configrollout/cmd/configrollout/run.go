@@ -28,7 +28,7 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*
 	if err != nil {
 		return nil, err
 	}
-	recorder := mgr.CoreV1EventRecorderFor(component)
+	recorder := mgr.EventRecorderFor(component)
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(o.Namespace),
 		informers.WithTransform(handler.StripManagedFields))
 	ctrl, err := configrollout.New(client, factory, recorder, controller.Options[string]{
