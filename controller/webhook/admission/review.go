@@ -2,6 +2,7 @@ package admission
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -30,7 +31,7 @@ type badRequest struct {
 // readReview reads an AdmissionReview's request from r's body. The
 // request's fields are checked by the handlers, which can answer with a
 // review.
-func readReview(r *http.Request) (*admissionv1.AdmissionRequest, *badRequest) {
+func readReview(w http.ResponseWriter, r *http.Request) (*admissionv1.AdmissionRequest, *badRequest) {
 	if r.Method != http.MethodPost {
 		return nil, &badRequest{http.StatusMethodNotAllowed, fmt.Sprintf("method %s, expected POST", r.Method)}
 	}
@@ -38,15 +39,16 @@ func readReview(r *http.Request) (*admissionv1.AdmissionRequest, *badRequest) {
 		return nil, &badRequest{http.StatusUnsupportedMediaType,
 			fmt.Sprintf("content type %q, expected application/json", r.Header.Get("Content-Type"))}
 	}
-	if r.ContentLength > maxReviewBytes {
-		return nil, tooLarge()
+	// MaxBytesReader, not a plain limit: past the bound it makes net/http
+	// close the connection gently, so that the client reads the 413
+	// instead of a reset.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxReviewBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, &badRequest{http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxReviewBytes)}
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxReviewBytes+1))
 	if err != nil {
 		return nil, &badRequest{http.StatusBadRequest, fmt.Sprintf("reading the body: %v", err)}
-	}
-	if len(body) > maxReviewBytes {
-		return nil, tooLarge()
 	}
 	if len(body) == 0 {
 		return nil, &badRequest{http.StatusBadRequest, "empty body, expected an AdmissionReview"}
@@ -64,10 +66,6 @@ func readReview(r *http.Request) (*admissionv1.AdmissionRequest, *badRequest) {
 		return nil, &badRequest{http.StatusBadRequest, "the AdmissionReview has no request"}
 	}
 	return review.Request, nil
-}
-
-func tooLarge() *badRequest {
-	return &badRequest{http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxReviewBytes)}
 }
 
 // writeReview answers with resp in an AdmissionReview.
