@@ -3,7 +3,6 @@ package admission_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/utils/ptr"
+	sigsjson "sigs.k8s.io/json"
 
 	"github.com/ctrlkit/ctrlkit/controller/webhook/admission"
 )
@@ -65,8 +65,10 @@ func FuzzReview(f *testing.F) {
 			if w.Code != http.StatusOK {
 				t.Fatalf("HTTP %d: %s", w.Code, w.Body)
 			}
+			// Decoded as the handlers and the API server decode:
+			// case-sensitively ("OBjeCt" is not "object").
 			var sent admissionv1.AdmissionReview
-			if err := json.Unmarshal(body, &sent); err != nil || sent.Request == nil {
+			if err := sigsjson.UnmarshalCaseSensitivePreserveInts(body, &sent); err != nil || sent.Request == nil {
 				t.Fatalf("answered %s with a review though it is no review (%v)", body, err)
 			}
 			resp := decodeResponse(t, w.Body.Bytes(), sent.Request.UID)
