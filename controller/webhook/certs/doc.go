@@ -1,0 +1,26 @@
+// Package certs keeps a webhook's certificates in a Secret, so that an
+// operator needs no cert-manager: a CA and a serving certificate that the
+// library creates and rotates itself.
+//
+// One replica, the elected one, runs a Rotator: calling Sync creates the
+// Secret (a kubernetes.io/tls Secret whose ca.crt holds the caBundle and
+// ca.key the CA's key) and then, each time Sync is called when it said,
+// makes one step of a rotation. Every replica serves from the Secret with
+// GetCertificate, which reads it from an informer's lister on every
+// handshake: a rotated certificate is served as soon as the informer sees
+// it, with no wait for the kubelet to sync a mounted volume.
+//
+// A rotation never serves a certificate the API server cannot verify:
+//
+//  1. after two thirds of the CA's life, a new CA is added to the bundle
+//     (the old one stays) while the old serving certificate is served;
+//  2. Options.Propagation later (time for the caBundle to reach the
+//     webhook configurations), the serving certificate is issued from the
+//     new CA;
+//  3. Propagation after that (time for every replica to serve it), the old
+//     CA leaves the bundle.
+//
+// A serving certificate is renewed after two thirds of its life, or when
+// DNSNames change, by the same CA. CABundle gives the bundle to write into
+// the webhook configurations.
+package certs
