@@ -151,7 +151,9 @@ func (t *Tracker) Hold(w *Writes, done func()) bool {
 	w.mu.Lock()
 	released := w.released
 	if !released {
-		w.timer = t.Timers.AfterFunc(t.Timeout, func() { w.release(true) })
+		// A goroutine of its own: a FakeClock runs this under the lock
+		// that its Since and Stop take, which the release calls.
+		w.timer = t.Timers.AfterFunc(t.Timeout, func() { go w.release(true) })
 	}
 	w.mu.Unlock()
 	for _, wr := range writes {
