@@ -2,11 +2,12 @@ package controller
 
 import (
 	"context"
-	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
+
+	"github.com/ctrlkit/ctrlkit/controller/internal/readyourwrites"
 )
 
 // reconcileKey is the context key of a reconcile's *reconcileState.
@@ -17,20 +18,19 @@ type reconcileKey struct{}
 // one value so that a reconcile that records nothing costs no more than
 // carrying the ID did.
 type reconcileState struct {
-	id      types.UID
-	watched *watchedProgress
-	// writes is nil until the first write is recorded, and closedLog once
-	// the reconcile returned.
-	writes atomic.Pointer[writeLog]
+	id types.UID
+	// tracker records the writes; nil ignores them
+	// (Options.DisableReadYourWrites).
+	tracker *readyourwrites.Tracker
+	writes  readyourwrites.Writes
 }
 
 // withReconcile returns the context and logger of one reconcile of key: a
 // fresh reconcile ID and an empty write log in ctx, and log with the values
 // key and reconcileID, also in ctx (logr.FromContext and klog.FromContext
-// find it). watched resolves the informers that writes are recorded against; nil
-// ignores recorded writes.
-func withReconcile[K comparable](ctx context.Context, log logr.Logger, key K, watched *watchedProgress) (context.Context, logr.Logger, *reconcileState) {
-	state := &reconcileState{id: uuid.NewUUID(), watched: watched}
+// find it). tracker records the writes; nil ignores them.
+func withReconcile[K comparable](ctx context.Context, log logr.Logger, key K, tracker *readyourwrites.Tracker) (context.Context, logr.Logger, *reconcileState) {
+	state := &reconcileState{id: uuid.NewUUID(), tracker: tracker}
 	log = log.WithValues("key", key, "reconcileID", state.id)
 	return logr.NewContext(context.WithValue(ctx, reconcileKey{}, state), log), log, state
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
+	"github.com/ctrlkit/ctrlkit/controller/internal/readyourwrites"
 	"github.com/ctrlkit/ctrlkit/handler"
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
@@ -60,11 +61,11 @@ type Controller[K comparable] struct {
 	stopping atomic.Bool
 	inFlight atomic.Int32 // reconciles running
 
-	progress         watchedProgress // one tracker per watched informer
-	holds            holds           // keys kept in flight for their caches
-	delayClock       clock.WithDelayedExecution
-	cacheHoldTimeout time.Duration
-	ignoreWrites     bool // Options.DisableReadYourWrites
+	// readYourWrites tracks the watched informers, and holds keys until
+	// they deliver the writes recorded by the keys' reconciles.
+	readYourWrites *readyourwrites.Tracker
+	ignoreWrites   bool // Options.DisableReadYourWrites
+	delayClock     clock.WithDelayedExecution
 
 	// tracer is nil unless tracing: Options.TracerProvider's, or set by Run
 	// from its context's (a manager's).
@@ -108,7 +109,6 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 		recoverPanic:       !opts.DisablePanicRecovery,
 		needLeaderElection: !opts.NoLeaderElection,
 		gate:               opts.Gate,
-		cacheHoldTimeout:   orDefault(opts.CacheHoldTimeout, DefaultCacheHoldTimeout),
 		ignoreWrites:       opts.DisableReadYourWrites,
 		delayClock:         clock.RealClock{},
 	}
@@ -127,6 +127,14 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 	var err error
 	if c.metrics, err = newMetrics(opts.Registry, name); err != nil {
 		return nil, fmt.Errorf("controller %q: metrics: %w", name, err)
+	}
+	c.readYourWrites = &readyourwrites.Tracker{
+		Timeout:  orDefault(opts.CacheHoldTimeout, DefaultCacheHoldTimeout),
+		Clock:    c.clock,
+		Timers:   c.delayClock,
+		Held:     c.metrics.heldKeys,
+		HoldTime: c.metrics.holdTime,
+		Timeouts: c.metrics.holdTimeouts,
 	}
 	if c.queue == nil {
 		if c.queue, err = newQueue(name, opts, c.log); err != nil {
@@ -197,14 +205,13 @@ func (c *Controller[K]) Watch(informer cache.SharedInformer, h handler.Handler[K
 	if c.log.GetSink() != nil {
 		opts.Logger = &c.log // else the informer's own
 	}
-	// The controller's one handler on the informer also tells the
-	// informer's progress tracker what was delivered (see RecordWrite).
 	var events handler.Queue[K] = c.queue
 	if c.debounce != nil {
 		events = c.debounce
 	}
-	eventHandler := progressHandler{progress: c.progress.track(informer), next: h.EventHandler(events)}
-	reg, err := informer.AddEventHandlerWithOptions(eventHandler, opts)
+	// The controller's one handler on the informer also tells the
+	// read-your-writes tracker what was delivered (see RecordWrite).
+	reg, err := informer.AddEventHandlerWithOptions(c.readYourWrites.Track(informer, h.EventHandler(events)), opts)
 	if err != nil {
 		return fmt.Errorf("controller %q: Watch: %w", c.name, err)
 	}

@@ -9,15 +9,11 @@ import (
 	"github.com/ctrlkit/ctrlkit/workqueue/prommetrics"
 )
 
-// Values of the "result" label of controller_runtime_reconcile_total, as
-// controller-runtime uses them. "requeue" is kept at zero: Result has no
-// immediate requeue.
-const (
-	resultSuccess      = "success"
-	resultError        = "error"
-	resultRequeueAfter = "requeue_after"
-	resultRequeue      = "requeue"
-)
+// resultRequeue is the value of controller_runtime_reconcile_total's
+// "result" label that controller-runtime counts immediate requeues under.
+// It is kept at zero: Result has no immediate requeue. The other values are
+// the outcomes' (see ResultSuccess).
+const resultRequeue = "requeue"
 
 // reconcileTimeBuckets are controller-runtime's, so dashboards carry over.
 var reconcileTimeBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45,
@@ -37,6 +33,27 @@ type metrics struct {
 	holdTime                       prometheus.Observer
 	holdTimeouts                   prometheus.Counter
 }
+
+// count counts a reconcile's outcome. Panics are counted where they are
+// recovered (or not), in reconcile.
+func (m *metrics) count(o outcome) {
+	switch o {
+	case ResultSuccess:
+		m.success.Inc()
+	case ResultRequeueAfter:
+		m.requeueAfter.Inc()
+	default:
+		m.errored.Inc()
+		m.errors.Inc()
+		if o == ResultTerminal {
+			m.terminal.Inc()
+		}
+	}
+}
+
+// holdTimeBuckets span a fast informer's milliseconds to the default
+// Options.CacheHoldTimeout.
+var holdTimeBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
 // newMetrics registers controller-runtime's controller metrics on reg,
 // descriptor for descriptor, or reuses the collectors registered there
@@ -73,9 +90,9 @@ func newMetrics(reg prometheus.Registerer, controller string) (*metrics, error) 
 	}, []string{"controller"}))
 	errs = append(errs, err)
 	m := &metrics{
-		success:       total.WithLabelValues(controller, resultSuccess),
-		errored:       total.WithLabelValues(controller, resultError),
-		requeueAfter:  total.WithLabelValues(controller, resultRequeueAfter),
+		success:       total.WithLabelValues(controller, ResultSuccess),
+		errored:       total.WithLabelValues(controller, ResultError),
+		requeueAfter:  total.WithLabelValues(controller, ResultRequeueAfter),
 		errors:        counter("controller_runtime_reconcile_errors_total", "Total number of reconciliation errors per controller", "controller").WithLabelValues(controller),
 		terminal:      counter("controller_runtime_terminal_reconcile_errors_total", "Total number of terminal reconciliation errors per controller", "controller").WithLabelValues(controller),
 		panics:        counter("controller_runtime_reconcile_panics_total", "Total number of reconciliation panics per controller", "controller").WithLabelValues(controller),

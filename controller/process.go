@@ -17,17 +17,18 @@ import (
 var errReconcileTimeout = errors.New("reconcile timeout")
 
 // processNextWorkItem is one turn of a worker, as in client-go's sample
-// controller: it takes a key, reconciles it in a context derived from ctx,
-// applies the result and hands the key back, at once or, if the reconcile
-// recorded writes, once the informers have delivered them. It returns
-// false once the queue is shut down and empty.
+// controller, in this order: take a key; admit it (Options.Gate); reconcile
+// it in a context derived from ctx; classify the outcome once; tell the
+// queue, the metrics, the log and the span; hand the key back at once or,
+// if the reconcile recorded writes, once the informers have delivered them.
+// It returns false once the queue is shut down and empty.
 func (c *Controller[K]) processNextWorkItem(ctx context.Context, log logr.Logger) bool {
 	key, priority, waited, shutdown := c.queue.GetWithWait()
 	if shutdown {
 		return false
 	}
 	held := false
-	defer func() {
+	defer func() { // deferred, so that a panic hands the key back too
 		if !held {
 			c.queue.Done(key)
 		}
@@ -48,15 +49,74 @@ func (c *Controller[K]) processNextWorkItem(ctx context.Context, log logr.Logger
 	c.metrics.activeWorkers.Inc()
 	defer c.metrics.activeWorkers.Dec()
 
-	// The reconcile time is controller-runtime's: the reconcile with its
-	// result applied, on the controller's clock.
+	// Reconcile. The reconcile time is controller-runtime's: the reconcile
+	// with its outcome applied, on the controller's clock.
 	start := c.clock.Now()
-	state := c.reconcileHandler(ctx, log, key, priority, waited)
+	tracker := c.readYourWrites
+	if c.ignoreWrites {
+		tracker = nil
+	}
+	ctx, log, state := withReconcile(ctx, log, key, tracker)
+	ctx, span := c.startSpan(ctx, key, string(state.id), priority, waited)
+	// controller-runtime logs the start too: with the end's line, it shows
+	// when each key was in a reconcile, e.g. that two replicas never
+	// reconcile one key at once.
+	log.V(5).Info("Reconciling")
+	result, err := c.reconcile(ctx, key)
+
+	// The outcome, once, for everyone who is told of it.
+	o := outcomeOf(result, err)
+	if result.Priority != nil {
+		priority = *result.Priority
+	}
+	c.requeue(key, o, result.RequeueAfter, priority)
+	c.metrics.count(o)
+	logOutcome(log, o, result, err)
+	endSpan(span, o, result, err)
 	c.metrics.reconcileTime.Observe(c.clock.Since(start).Seconds())
-	// The result is applied (requeues wait behind the in-flight key); the
-	// key itself is handed back once the caches hold the recorded writes.
-	held = c.doneWhenObserved(key, state)
+
+	// Hand the key back. A requeue or retry waits behind it; if the
+	// reconcile recorded writes, the key stays in flight until the
+	// informers deliver them (see RecordWrite).
+	if state.writes.Close() {
+		held = c.readYourWrites.Hold(&state.writes, func() { c.queue.Done(key) })
+	}
 	return true
+}
+
+// requeue applies the result policy of Controller to the queue: a retry
+// with backoff after an error (a panic is one), the key again after
+// requeueAfter if asked, and otherwise its failure history forgotten.
+func (c *Controller[K]) requeue(key K, o outcome, requeueAfter time.Duration, priority int) {
+	switch o {
+	case ResultError, ResultPanic:
+		c.queue.AddWithOpts(workqueue.AddOpts{RateLimited: true, Priority: priority}, key)
+	case ResultRequeueAfter:
+		c.queue.Forget(key)
+		c.queue.AddWithOpts(workqueue.AddOpts{After: requeueAfter, Priority: priority}, key)
+	default: // success, terminal error
+		c.queue.Forget(key)
+	}
+}
+
+// logOutcome logs how a reconcile ended.
+func logOutcome(log logr.Logger, o outcome, result Result, err error) {
+	switch {
+	case o == ResultTerminal:
+		log.Error(err, "Reconciler error, not retrying")
+	case err != nil && apierrors.IsConflict(err):
+		// A 409 means another writer got there first: the key is retried
+		// on a fresh cache like any error, but it is the expected race of
+		// optimistic concurrency, not a fault, so it is logged quietly as
+		// kube-controller-manager does.
+		log.V(2).Info("Reconcile hit a conflict, retrying", "err", err.Error())
+	case err != nil:
+		log.Error(err, "Reconciler error")
+	case o == ResultRequeueAfter:
+		log.V(5).Info("Reconciled, requeueing", "after", result.RequeueAfter)
+	default:
+		log.V(5).Info("Reconciled")
+	}
 }
 
 // notAdmitted puts back, or drops, a key the gate did not admit.
@@ -79,65 +139,6 @@ func (c *Controller[K]) ProcessNextReady(ctx context.Context) bool {
 		return false
 	}
 	return c.processNextWorkItem(ctx, c.logger(ctx))
-}
-
-// reconcileHandler runs one Reconcile of key and applies its result. It
-// returns the reconcile's state, with the writes it recorded.
-func (c *Controller[K]) reconcileHandler(ctx context.Context, log logr.Logger, key K, priority int, waited time.Duration) *reconcileState {
-	watched := &c.progress
-	if c.ignoreWrites {
-		watched = nil
-	}
-	ctx, log, state := withReconcile(ctx, log, key, watched)
-	ctx, span := c.startSpan(ctx, key, string(state.id), priority, waited)
-	// controller-runtime logs the start too: with the end's line, it shows
-	// when each key was in a reconcile, e.g. that two replicas never
-	// reconcile one key at once.
-	log.V(5).Info("Reconciling")
-	result, err := c.reconcile(ctx, key)
-	if span != nil {
-		endSpan(span, result, err)
-	}
-	if result.Priority != nil {
-		priority = *result.Priority
-	}
-
-	switch {
-	case err != nil && IsTerminal(err):
-		c.queue.Forget(key)
-		c.countError(true)
-		log.Error(err, "Reconciler error, not retrying")
-	case err != nil:
-		c.queue.AddWithOpts(workqueue.AddOpts{RateLimited: true, Priority: priority}, key)
-		c.countError(false)
-		if apierrors.IsConflict(err) {
-			// A 409 means another writer got there first: the key is retried
-			// on a fresh cache like any error, but it is the expected race of
-			// optimistic concurrency, not a fault, so it is logged quietly as
-			// kube-controller-manager does.
-			log.V(2).Info("Reconcile hit a conflict, retrying", "err", err.Error())
-		} else {
-			log.Error(err, "Reconciler error")
-		}
-	case result.RequeueAfter > 0:
-		c.queue.Forget(key)
-		c.queue.AddWithOpts(workqueue.AddOpts{After: result.RequeueAfter, Priority: priority}, key)
-		c.metrics.requeueAfter.Inc()
-		log.V(5).Info("Reconciled, requeueing", "after", result.RequeueAfter)
-	default:
-		c.queue.Forget(key)
-		c.metrics.success.Inc()
-		log.V(5).Info("Reconciled")
-	}
-	return state
-}
-
-func (c *Controller[K]) countError(terminal bool) {
-	c.metrics.errored.Inc()
-	c.metrics.errors.Inc()
-	if terminal {
-		c.metrics.terminal.Inc()
-	}
 }
 
 // reconcile calls the reconciler under the reconcile timeout, turning a

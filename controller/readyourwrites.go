@@ -2,11 +2,10 @@ package controller
 
 import (
 	"context"
-	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -29,14 +28,10 @@ import (
 // resourceVersion are ignored. A write against an informer the controller
 // does not watch cannot be observed: it is logged and ignored.
 func RecordWrite(ctx context.Context, informer cache.SharedInformer, obj metav1.Object) {
-	state := reconcileFromContext(ctx)
-	if state == nil || obj == nil || obj.GetResourceVersion() == "" {
+	if obj == nil || obj.GetResourceVersion() == "" {
 		return
 	}
-	state.record(ctx, informer, expectation{
-		name:            cache.MetaObjectToName(obj),
-		resourceVersion: obj.GetResourceVersion(),
-	})
+	record(ctx, informer, obj, false)
 }
 
 // RecordDelete records that the reconcile whose context ctx is deleted obj
@@ -45,75 +40,22 @@ func RecordWrite(ctx context.Context, informer cache.SharedInformer, obj metav1.
 // for RecordWrite, until informer has delivered the deletion or no longer
 // holds an object of that name and UID.
 func RecordDelete(ctx context.Context, informer cache.SharedInformer, obj metav1.Object) {
+	if obj == nil {
+		return
+	}
+	record(ctx, informer, obj, true)
+}
+
+func record(ctx context.Context, informer cache.SharedInformer, obj metav1.Object, deleted bool) {
 	state := reconcileFromContext(ctx)
-	if state == nil || obj == nil {
+	if state == nil || state.tracker == nil { // outside a reconcile, or Options.DisableReadYourWrites
 		return
 	}
-	state.record(ctx, informer, expectation{
-		name:    cache.MetaObjectToName(obj),
-		uid:     obj.GetUID(),
-		deleted: true,
-	})
-}
-
-// expectation is what an informer's cache must reach for one recorded
-// write to count as observed.
-type expectation struct {
-	name cache.ObjectName
-	// resourceVersion: the cache must hold name at this version or newer
-	// (or have delivered its deletion). Empty for a delete.
-	resourceVersion string
-	// deleted: the cache must have delivered the deletion of name, or hold
-	// no object of that name with uid (any uid if empty).
-	deleted bool
-	uid     types.UID
-}
-
-// writeLog collects one reconcile's recorded writes until the reconcile
-// returns and the controller closes it. Writes after closing are dropped:
-// the key may already be with another worker.
-type writeLog struct {
-	mu     sync.Mutex
-	closed bool
-	waits  []*wait
-}
-
-// closedLog marks a reconcileState whose reconcile has returned.
-var closedLog = &writeLog{closed: true}
-
-// record adds want to the reconcile's write log, creating the log on the
-// first write, so that a reconcile that records nothing allocates nothing.
-func (s *reconcileState) record(ctx context.Context, informer cache.SharedInformer, want expectation) {
-	if s.watched == nil {
-		return // Options.DisableReadYourWrites
-	}
-	progress := s.watched.progressOf(informer)
-	if progress == nil {
+	if !state.tracker.Record(&state.writes, informer, obj, deleted) {
 		logr.FromContextOrDiscard(ctx).Error(nil, "Write recorded against an informer the controller does not watch; not waiting for it",
-			"object", want.name.String())
-		return
-	}
-	log := s.writes.Load()
-	if log == nil {
-		s.writes.CompareAndSwap(nil, &writeLog{})
-		log = s.writes.Load()
-	}
-	log.mu.Lock()
-	defer log.mu.Unlock()
-	if !log.closed {
-		log.waits = append(log.waits, &wait{progress: progress, want: want})
+			"object", cache.MetaObjectToName(obj).String())
 	}
 }
 
-// closeWrites ends recording and returns what was recorded: for a
-// reconcile that recorded nothing, one atomic swap.
-func (s *reconcileState) closeWrites() []*wait {
-	log := s.writes.Swap(closedLog)
-	if log == nil {
-		return nil
-	}
-	log.mu.Lock()
-	defer log.mu.Unlock()
-	log.closed = true
-	return log.waits
-}
+// DefaultCacheHoldTimeout is the default of Options.CacheHoldTimeout.
+const DefaultCacheHoldTimeout = 5 * time.Second

@@ -69,7 +69,7 @@ func (c *Controller[K]) Run(ctx context.Context) error {
 	<-ctx.Done()
 	log.Info("Stopping controller, waiting for in-flight reconciles")
 	c.stopping.Store(true)
-	c.holds.releaseAll() // a held key waits for caches, not for work
+	c.readYourWrites.Stop() // a held key waits for caches, not for work
 	c.queue.ShutDown()
 	finished := make(chan struct{})
 	go func() {

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -33,20 +32,6 @@ const (
 	AttrRequeueAfter = attribute.Key("ctrlkit.requeue_after_seconds")
 )
 
-// Values of AttrResult.
-const (
-	ResultSuccess      = "success"
-	ResultRequeueAfter = "requeue_after"
-	ResultError        = "error"
-	ResultTerminal     = "terminal_error"
-	ResultPanic        = "panic"
-)
-
-// errPanic marks the error a recovered panic becomes.
-type errPanic struct{ value any }
-
-func (e *errPanic) Error() string { return fmt.Sprintf("panic in Reconcile: %v [recovered]", e.value) }
-
 // startSpan starts the span of one reconcile of key, in ctx, if the
 // controller traces; else it returns ctx and nil.
 func (c *Controller[K]) startSpan(ctx context.Context, key K, id string, priority int, waited time.Duration) (context.Context, trace.Span) {
@@ -69,23 +54,16 @@ func (c *Controller[K]) startSpan(ctx context.Context, key K, id string, priorit
 	))
 }
 
-// endSpan records the reconcile's outcome on span and ends it.
-func endSpan(span trace.Span, result Result, err error) {
-	var outcome string
-	switch {
-	case err != nil && IsTerminal(err):
-		outcome = ResultTerminal
-	case err != nil && errors.As(err, new(*errPanic)):
-		outcome = ResultPanic
-	case err != nil:
-		outcome = ResultError
-	case result.RequeueAfter > 0:
-		outcome = ResultRequeueAfter
-		span.SetAttributes(AttrRequeueAfter.Float64(result.RequeueAfter.Seconds()))
-	default:
-		outcome = ResultSuccess
+// endSpan records the reconcile's outcome on span and ends it; span nil
+// means the controller does not trace.
+func endSpan(span trace.Span, o outcome, result Result, err error) {
+	if span == nil {
+		return
 	}
-	span.SetAttributes(AttrResult.String(outcome))
+	span.SetAttributes(AttrResult.String(string(o)))
+	if o == ResultRequeueAfter {
+		span.SetAttributes(AttrRequeueAfter.Float64(result.RequeueAfter.Seconds()))
+	}
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
