@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -36,12 +37,16 @@ func (c *Controller[K]) processNextWorkItem(ctx context.Context, log logr.Logger
 	if c.stopping.Load() {
 		return true // shutting down: leave the rest of the queue alone
 	}
+	release := func() {}
 	if c.gate != nil {
-		release, retryAfter, ok := c.gate.Admit(key)
+		admitted, retryAfter, ok := c.gate.Admit(key)
 		if !ok {
 			c.notAdmitted(log, key, priority, retryAfter)
 			return true
 		}
+		// Called before the key is handed back (Gate's contract), and
+		// deferred too in case the reconcile panics; once either way.
+		release = sync.OnceFunc(admitted)
 		defer release()
 	}
 	c.inFlight.Add(1)
@@ -78,6 +83,7 @@ func (c *Controller[K]) processNextWorkItem(ctx context.Context, log logr.Logger
 	// Hand the key back. A requeue or retry waits behind it; if the
 	// reconcile recorded writes, the key stays in flight until the
 	// informers deliver them (see RecordWrite).
+	release()
 	if state.writes.Close() {
 		held = c.readYourWrites.Hold(&state.writes, func() { c.queue.Done(key) })
 	}
