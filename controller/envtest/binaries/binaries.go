@@ -2,6 +2,7 @@ package binaries
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries/internal/gobuild"
 )
@@ -76,12 +77,9 @@ func (o Options) programs() []program {
 }
 
 func names(ps []program) string {
-	n := ""
+	n := make([]string, len(ps))
 	for i, p := range ps {
-		if i > 0 {
-			n += ", "
-		}
-		n += p.name
+		n[i] = p.name
 	}
-	return n
+	return strings.Join(n, ", ")
 }

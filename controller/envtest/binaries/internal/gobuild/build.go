@@ -125,10 +125,11 @@ func run(ctx context.Context, gocmd, src string, args []string, log io.Writer, t
 			if isPackageLine(line) {
 				st.packages++
 				st.latest = line
-			}
-			tail = append(tail, line)
-			if len(tail) > 40 {
-				tail = tail[1:]
+			} else { // what a failure shows: messages, not progress
+				tail = append(tail, line)
+				if len(tail) > 40 {
+					tail = tail[1:]
+				}
 			}
 			mu.Unlock()
 		}
