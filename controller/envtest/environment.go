@@ -28,7 +28,7 @@ import (
 // do that for tests.
 type Environment struct {
 	mode   Mode
-	bins   *binaries.Binaries
+	bins   *binaries.Set
 	dir    string
 	ownDir bool // created by Start, removed by Stop
 	log    io.Writer
@@ -80,7 +80,7 @@ func Start(ctx context.Context, opts Options) (*Environment, error) {
 // errPortInUse marks a start that failed because a port was taken.
 var errPortInUse = errors.New("port already in use")
 
-func start(ctx context.Context, bins *binaries.Binaries, opts Options, crds []*unstructured.Unstructured) (_ *Environment, err error) {
+func start(ctx context.Context, bins *binaries.Set, opts Options, crds []*unstructured.Unstructured) (_ *Environment, err error) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()
@@ -302,7 +302,7 @@ func (env *Environment) Dir() string { return env.dir }
 func (env *Environment) Mode() Mode { return env.mode }
 
 // Binaries returns the programs the environment runs.
-func (env *Environment) Binaries() *binaries.Binaries { return env.bins }
+func (env *Environment) Binaries() *binaries.Set { return env.bins }
 
 // Kubectl returns a kubectl command that talks to this environment.
 // kubectl is provided when Options.Kubectl is set; otherwise the command

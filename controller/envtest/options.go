@@ -107,7 +107,7 @@ type Options struct {
 	// programs Mode (and Kubectl) need, BinaryAssetsDirectory and Log: a
 	// directory of ready-made binaries, the binary cache, official release
 	// downloads or, last, a build (see package binaries).
-	Binaries *binaries.Binaries
+	Binaries *binaries.Set
 
 	// BinaryAssetsDirectory is a directory of ready-made binaries, as
 	// controller-runtime's setup-envtest installs them (see
@@ -148,7 +148,7 @@ func (o Options) startTimeout() time.Duration {
 
 // ensureBinaries returns Binaries, or asks package binaries for the
 // programs the options need.
-func (o Options) ensureBinaries(ctx context.Context) (*binaries.Binaries, error) {
+func (o Options) ensureBinaries(ctx context.Context) (*binaries.Set, error) {
 	if o.Binaries != nil {
 		return o.Binaries, nil
 	}

@@ -15,10 +15,10 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries"
 )
 
-// fakeBinaries makes a Binaries directory of shell scripts standing in for
+// fakeBinaries makes a binaries.Set of shell scripts standing in for
 // the real programs, so that Start's failure handling can be tested without
 // building anything.
-func fakeBinaries(t *testing.T, scripts map[string]string) *binaries.Binaries {
+func fakeBinaries(t *testing.T, scripts map[string]string) *binaries.Set {
 	t.Helper()
 	dir := t.TempDir()
 	for _, name := range fullPrograms {
@@ -37,7 +37,7 @@ func fakeBinaries(t *testing.T, scripts map[string]string) *binaries.Binaries {
 	if err := os.WriteFile(filepath.Join(stages, "pod-ready.yaml"), []byte(testPodReady), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return &binaries.Binaries{Dir: dir, Versions: map[string]string{"k8s.io/kubernetes": "v1.37.2"}}
+	return &binaries.Set{Dir: dir, Versions: map[string]string{"k8s.io/kubernetes": "v1.37.2"}}
 }
 
 // fullPrograms are the programs a Full environment runs.

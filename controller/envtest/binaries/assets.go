@@ -85,8 +85,8 @@ func (a *assets) add(b assets) {
 
 // binaries is the set of programs found, in dir or at their paths, with
 // cached's for the others (nil when there are none).
-func (a assets) binaries(dir string, cached *Binaries) *Binaries {
-	b := &Binaries{Dir: dir, Versions: map[string]string{}, Paths: a.paths, Stages: a.stages}
+func (a assets) binaries(dir string, cached *Set) *Set {
+	b := &Set{Dir: dir, Versions: map[string]string{}, Paths: a.paths, Stages: a.stages}
 	if cached != nil {
 		b.Dir = cached.Dir
 		for m, v := range cached.Versions {

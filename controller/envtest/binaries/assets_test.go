@@ -56,22 +56,22 @@ func makeAssets(t *testing.T, names ...string) string {
 }
 
 // recordingBuilder stands in for the go build: it records what it was
-// asked to build and returns a Binaries in dir without building.
+// asked to build and returns a Set in dir without building.
 type recordingBuilder struct {
 	calls int
 	asked []string
 }
 
-func (r *recordingBuilder) build(_ context.Context, dir string, need []program, _ io.Writer) (*Binaries, error) {
+func (r *recordingBuilder) build(_ context.Context, dir string, need []program, _ io.Writer) (*Set, error) {
 	r.calls++
 	for _, p := range need {
 		r.asked = append(r.asked, p.name)
 	}
-	return &Binaries{Dir: dir, Versions: pinnedVersions(buildGoMod)}, nil
+	return &Set{Dir: dir, Versions: pinnedVersions(buildGoMod)}, nil
 }
 
-func noBuild(t *testing.T) func(context.Context, string, []program, io.Writer) (*Binaries, error) {
-	return func(_ context.Context, _ string, need []program, _ io.Writer) (*Binaries, error) {
+func noBuild(t *testing.T) func(context.Context, string, []program, io.Writer) (*Set, error) {
+	return func(_ context.Context, _ string, need []program, _ io.Writer) (*Set, error) {
 		t.Errorf("a build of %v was started though the assets directory has every program", need)
 		return nil, context.Canceled
 	}

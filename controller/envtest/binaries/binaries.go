@@ -7,8 +7,8 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries/internal/gobuild"
 )
 
-// Binaries is a set of control plane programs ready to run.
-type Binaries struct {
+// Set is a set of control plane programs ready to run.
+type Set struct {
 	// Dir holds the programs and the kwok stages.
 	Dir string
 	// Versions maps each pinned module (k8s.io/kubernetes, go.etcd.io/etcd/server/v3,
@@ -23,7 +23,7 @@ type Binaries struct {
 
 // Path returns the path of one program: "etcd", "kube-apiserver",
 // "kube-controller-manager", "kube-scheduler", "kubectl" or "kwok".
-func (b *Binaries) Path(name string) string {
+func (b *Set) Path(name string) string {
 	if p, ok := b.Paths[name]; ok {
 		return p
 	}
@@ -31,7 +31,7 @@ func (b *Binaries) Path(name string) string {
 }
 
 // StagesDir holds the kwok stage files.
-func (b *Binaries) StagesDir() string {
+func (b *Set) StagesDir() string {
 	if b.Stages != "" {
 		return b.Stages
 	}
@@ -39,7 +39,7 @@ func (b *Binaries) StagesDir() string {
 }
 
 // KubernetesVersion is the version the Kubernetes programs report.
-func (b *Binaries) KubernetesVersion() string { return b.Versions[kubernetesModule] }
+func (b *Set) KubernetesVersion() string { return b.Versions[kubernetesModule] }
 
 const (
 	kubernetesModule = "k8s.io/kubernetes"

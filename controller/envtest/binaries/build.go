@@ -18,7 +18,7 @@ import (
 // stage folder) is written under a temporary name and renamed into place,
 // so a half-finished build is never mistaken for a cache hit, and the
 // manifest is updated after the programs it describes exist.
-func buildInto(ctx context.Context, dir string, need []program, log io.Writer) (*Binaries, error) {
+func buildInto(ctx context.Context, dir string, need []program, log io.Writer) (*Set, error) {
 	start := time.Now()
 	src := filepath.Join(dir, "buildmodule")
 	if err := writeBuildModule(src); err != nil {

@@ -20,12 +20,12 @@ type manifest struct {
 
 // loadBinaries reads a cache directory that holds every program in need
 // (and the kwok stages if kwok is among them).
-func loadBinaries(dir string, need []program) (*Binaries, error) {
+func loadBinaries(dir string, need []program) (*Set, error) {
 	m, err := readManifest(dir)
 	if err != nil {
 		return nil, err
 	}
-	b := &Binaries{Dir: dir, Versions: m.Versions}
+	b := &Set{Dir: dir, Versions: m.Versions}
 	for _, p := range need {
 		if _, err := os.Stat(b.Path(p.name)); err != nil {
 			return nil, err

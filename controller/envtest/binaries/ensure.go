@@ -23,7 +23,7 @@ import (
 // one go build. Where the programs come from, why a download failed, and a
 // build's progress go to opts.Log. Concurrent callers, in this process or
 // others, wait for a single build.
-func Ensure(ctx context.Context, opts Options) (*Binaries, error) {
+func Ensure(ctx context.Context, opts Options) (*Set, error) {
 	log := opts.log()
 	need := opts.programs()
 	pinned := pinnedVersions(buildGoMod)
@@ -83,7 +83,7 @@ func sortedNames(m map[string]string) []string {
 // cachedBinaries returns the programs of need from the binary cache dir,
 // building the missing ones under a file lock. noAssets says that no
 // assets directory was given, which the build's first line then suggests.
-func cachedBinaries(ctx context.Context, opts Options, dir string, need []program, noAssets bool) (*Binaries, error) {
+func cachedBinaries(ctx context.Context, opts Options, dir string, need []program, noAssets bool) (*Set, error) {
 	log := opts.log()
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, err

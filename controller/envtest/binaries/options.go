@@ -67,7 +67,7 @@ type Options struct {
 
 	// build replaces the go build in tests, which check that a build is
 	// chosen without running one.
-	build func(ctx context.Context, dir string, need []program, log io.Writer) (*Binaries, error)
+	build func(ctx context.Context, dir string, need []program, log io.Writer) (*Set, error)
 }
 
 // AssetsEnv names the environment variable that, as in controller-runtime's

@@ -87,7 +87,7 @@ Press Ctrl-C to stop it.
 	return errors.Join(waitErr, env.Stop())
 }
 
-func versions(b *binaries.Binaries) string {
+func versions(b *binaries.Set) string {
 	return fmt.Sprintf("kubernetes %s, etcd %s, kwok %s",
 		b.Versions["k8s.io/kubernetes"], b.Versions["go.etcd.io/etcd/server/v3"], b.Versions["sigs.k8s.io/kwok"])
 }
