@@ -37,8 +37,8 @@ func apiserverArgs(dir, etcdURL string, port int, keys *pki, opts Options) []str
 		"--tls-private-key-file=" + keys.servingKeyFile,
 		"--token-auth-file=" + keys.tokenFile,
 		"--authorization-mode=RBAC",
-		"--service-account-key-file=" + keys.saPublicKeyFile,
-		"--service-account-signing-key-file=" + keys.saSigningFile,
+		"--service-account-key-file=" + keys.saKeyFile,
+		"--service-account-signing-key-file=" + keys.saKeyFile,
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		// No token controller runs, so pods could never get a token.
 		"--disable-admission-plugins=ServiceAccount",

@@ -13,8 +13,12 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries"
+	"github.com/ctrlkit/ctrlkit/controller/envtest/internal/kwokstages"
 )
 
 // Environment is a running local control plane: etcd and kube-apiserver,
@@ -24,7 +28,7 @@ import (
 // do that for tests.
 type Environment struct {
 	mode   Mode
-	bins   *Binaries
+	bins   *binaries.Set
 	dir    string
 	ownDir bool // created by Start, removed by Stop
 	log    io.Writer
@@ -41,8 +45,8 @@ type Environment struct {
 	stopErr  error
 }
 
-// Start builds the binaries that opts.Mode needs if they are not cached
-// (see EnsureBinaries), starts etcd and kube-apiserver on free loopback
+// Start gets the binaries that opts.Mode needs (opts.Binaries, else
+// binaries.Ensure: found, downloaded or built), starts etcd and kube-apiserver on free loopback
 // ports and, in Full mode, kube-controller-manager, kube-scheduler, kwok and
 // the kwok nodes, after installing opts.CRDPaths. It returns once the API
 // server is ready, the CRDs are Established and, in Full mode, the nodes are
@@ -54,11 +58,9 @@ func Start(ctx context.Context, opts Options) (*Environment, error) {
 	if err != nil {
 		return nil, err
 	}
-	bins := opts.Binaries
-	if bins == nil {
-		if bins, err = EnsureBinaries(ctx, opts); err != nil {
-			return nil, err
-		}
+	bins, err := opts.ensureBinaries(ctx)
+	if err != nil {
+		return nil, err
 	}
 	// Free ports are found by binding and releasing them, so another process
 	// can take one before our component binds it: then start again.
@@ -78,7 +80,7 @@ func Start(ctx context.Context, opts Options) (*Environment, error) {
 // errPortInUse marks a start that failed because a port was taken.
 var errPortInUse = errors.New("port already in use")
 
-func start(ctx context.Context, bins *Binaries, opts Options, crds []*unstructured.Unstructured) (_ *Environment, err error) {
+func start(ctx context.Context, bins *binaries.Set, opts Options, crds []*unstructured.Unstructured) (_ *Environment, err error) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()
@@ -174,7 +176,7 @@ func (env *Environment) startNodeComponents(ctx context.Context, opts Options) e
 	}
 	kcmPort, schedPort := ports[0], ports[1]
 	env.kcmPort = kcmPort
-	kwokConf, err := kwokConfig(env.bins.StagesDir(), podReadiness{
+	kwokConf, err := kwokstages.Config(env.bins.StagesDir(), kwokstages.Readiness{
 		Delay: opts.PodReadyDelay, Jitter: opts.PodReadyJitter, Unpullable: opts.UnpullableImages})
 	if err != nil {
 		return fmt.Errorf("kwok stages: %w", err)
@@ -258,25 +260,27 @@ func (e permanentError) Unwrap() error { return e.error }
 // waitFor polls cond until it holds, it answers a permanentError, a process
 // exits, or ctx ends.
 func (env *Environment) waitFor(ctx context.Context, what string, cond func(context.Context) error) error {
-	ticker := time.NewTicker(100 * time.Millisecond)
-	defer ticker.Stop()
-	for {
-		if err := env.checkExited(); err != nil {
-			return fmt.Errorf("waiting for %s: %w", what, err)
+	var last, stop error
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		if stop = env.checkExited(); stop != nil {
+			return false, stop
 		}
-		last := cond(ctx)
-		if last == nil {
-			return nil
-		}
+		last = cond(ctx)
 		if errors.As(last, new(permanentError)) {
-			return fmt.Errorf("waiting for %s: %w", what, last)
+			stop = last
+			return false, stop
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("timed out waiting for %s (logs in %s): %w", what, env.dir, last)
-		case <-ticker.C:
-		}
+		return last == nil, nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case stop != nil:
+		return fmt.Errorf("waiting for %s: %w", what, stop)
+	case last == nil:
+		last = err
 	}
+	return fmt.Errorf("timed out waiting for %s (logs in %s): %w", what, env.dir, last)
 }
 
 // RESTConfig returns a new copy of the admin client configuration, with a
@@ -298,7 +302,7 @@ func (env *Environment) Dir() string { return env.dir }
 func (env *Environment) Mode() Mode { return env.mode }
 
 // Binaries returns the programs the environment runs.
-func (env *Environment) Binaries() *Binaries { return env.bins }
+func (env *Environment) Binaries() *binaries.Set { return env.bins }
 
 // Kubectl returns a kubectl command that talks to this environment.
 // kubectl is provided when Options.Kubectl is set; otherwise the command
@@ -310,18 +314,12 @@ func (env *Environment) Kubectl(ctx context.Context, args ...string) *exec.Cmd {
 // Wait blocks until ctx ends (returning nil) or a component exits on its own
 // (returning why).
 func (env *Environment) Wait(ctx context.Context) error {
-	ticker := time.NewTicker(500 * time.Millisecond)
-	defer ticker.Stop()
-	for {
-		if err := env.checkExited(); err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-ticker.C:
-		}
-	}
+	var exited error
+	_ = wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(context.Context) (bool, error) {
+		exited = env.checkExited()
+		return exited != nil, nil
+	})
+	return exited
 }
 
 // Stop stops every process, waits until all are gone, and removes the

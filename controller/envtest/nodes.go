@@ -9,7 +9,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/ctrlkit/ctrlkit/controller/envtest/internal/kwokstages"
 )
+
+// StuckLabel is a pod label: a pod that carries it, with any value, is
+// scheduled but stays Pending and never becomes Ready. Put it on a
+// Deployment's pod template to make a rollout stall, e.g. to exceed its
+// progress deadline.
+const StuckLabel = kwokstages.StuckLabel
 
 // kwokNodeAnnotation marks the nodes kwok manages.
 const kwokNodeAnnotation = "kwok.x-k8s.io/node"

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries"
 )
 
 // Mode chooses the components an Environment runs.
@@ -101,56 +103,22 @@ type Options struct {
 	// Stop removes; a given Dir is kept.
 	Dir string
 
-	// CacheDir is the directory under which built binaries are cached, one
-	// subdirectory per set of pinned versions. Empty means
-	// $CTRLKIT_ENVTEST_CACHE, else os.UserCacheDir()/ctrlkit/bin, shared by
-	// every test and tool of the user.
-	CacheDir string
-
-	// Binaries are the programs to run. Nil means EnsureBinaries, which
-	// finds or builds the ones Mode needs on first use.
-	Binaries *Binaries
+	// Binaries are the programs to run. Nil means binaries.Ensure with the
+	// programs Mode (and Kubectl) need, BinaryAssetsDirectory and Log: a
+	// directory of ready-made binaries, the binary cache, official release
+	// downloads or, last, a build (see package binaries).
+	Binaries *binaries.Set
 
 	// BinaryAssetsDirectory is a directory of ready-made binaries, as
-	// controller-runtime's setup-envtest installs them: etcd,
-	// kube-apiserver and kubectl from there, and kube-scheduler,
-	// kube-controller-manager and kwok (with its stage files in a stages
-	// folder) when present. Programs it lacks are built. Empty means
-	// $KUBEBUILDER_ASSETS; both empty means every program is built.
+	// controller-runtime's setup-envtest installs them (see
+	// binaries.Options.BinaryAssetsDirectory). Empty means
+	// $KUBEBUILDER_ASSETS. Not used when Binaries is set.
 	BinaryAssetsDirectory string
-
-	// VersionMismatch decides what a binary of BinaryAssetsDirectory does
-	// when its --version differs from the pinned version: UseWithWarning
-	// (the zero value) or BuildPinned.
-	VersionMismatch VersionMismatch
-
-	// NoDownload turns off downloads of official release binaries (see
-	// DownloadEnv for the default). When on, the programs the assets
-	// directory and the binary cache lack are downloaded (etcd,
-	// kube-apiserver and kubectl from the envtest release index;
-	// kube-scheduler and kube-controller-manager from the Kubernetes
-	// release), each digest verified before use, into
-	// CacheDir/downloads/<version>-<os>-<arch>, and kwok with its stages
-	// from its GitHub release into CacheDir/downloads/kwok-<version>-<os>-<arch>.
-	// What cannot be downloaded is built, with the reason logged in one
-	// line.
-	NoDownload bool
-
-	// ReleaseIndexURL, KubernetesReleaseURL and KwokReleaseURL replace
-	// DefaultReleaseIndexURL, DefaultKubernetesReleaseURL and
-	// DefaultKwokReleaseURL (a mirror, or a local server in tests).
-	ReleaseIndexURL      string
-	KubernetesReleaseURL string
-	KwokReleaseURL       string
 
 	// Kubectl asks for kubectl too (for Environment.Kubectl); it is not
 	// needed to run the control plane, so it is otherwise neither looked
-	// for nor built.
+	// for nor built. Not used when Binaries is set.
 	Kubectl bool
-
-	// buildFunc replaces build in tests, which check that a build is chosen
-	// without running one.
-	buildFunc func(ctx context.Context, dir string, need []program, log io.Writer) (*Binaries, error)
 
 	// StartTimeout bounds the start once the binaries exist, CRDs included.
 	// Zero means 2 minutes.
@@ -178,11 +146,18 @@ func (o Options) startTimeout() time.Duration {
 	return o.StartTimeout
 }
 
-func (o Options) builder() func(ctx context.Context, dir string, need []program, log io.Writer) (*Binaries, error) {
-	if o.buildFunc != nil {
-		return o.buildFunc
+// ensureBinaries returns Binaries, or asks package binaries for the
+// programs the options need.
+func (o Options) ensureBinaries(ctx context.Context) (*binaries.Set, error) {
+	if o.Binaries != nil {
+		return o.Binaries, nil
 	}
-	return build
+	return binaries.Ensure(ctx, binaries.Options{
+		Full:                  o.Mode == Full,
+		Kubectl:               o.Kubectl,
+		BinaryAssetsDirectory: o.BinaryAssetsDirectory,
+		Log:                   o.Log,
+	})
 }
 
 func (o Options) log() io.Writer {

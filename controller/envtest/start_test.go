@@ -11,20 +11,22 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries"
 )
 
-// fakeBinaries makes a Binaries directory of shell scripts standing in for
+// fakeBinaries makes a binaries.Set of shell scripts standing in for
 // the real programs, so that Start's failure handling can be tested without
 // building anything.
-func fakeBinaries(t *testing.T, scripts map[string]string) *Binaries {
+func fakeBinaries(t *testing.T, scripts map[string]string) *binaries.Set {
 	t.Helper()
 	dir := t.TempDir()
-	for _, p := range Full.programs() {
-		body, ok := scripts[p.name]
+	for _, name := range fullPrograms {
+		body, ok := scripts[name]
 		if !ok {
 			body = "exec sleep 300"
 		}
-		if err := os.WriteFile(filepath.Join(dir, p.name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -35,8 +37,29 @@ func fakeBinaries(t *testing.T, scripts map[string]string) *Binaries {
 	if err := os.WriteFile(filepath.Join(stages, "pod-ready.yaml"), []byte(testPodReady), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return &Binaries{Dir: dir, Versions: map[string]string{kubernetesModule: "v1.37.2"}}
+	return &binaries.Set{Dir: dir, Versions: map[string]string{"k8s.io/kubernetes": "v1.37.2"}}
 }
+
+// fullPrograms are the programs a Full environment runs.
+var fullPrograms = []string{"etcd", "kube-apiserver", "kwok", "kube-scheduler", "kube-controller-manager"}
+
+// testPodReady is kwok's pod-ready stage, as its module has it.
+const testPodReady = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-ready
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+  next:
+    statusTemplate: |
+      phase: Running
+`
 
 func TestStartRetriesWhenAPortIsTakenThenGivesUpCleanly(t *testing.T) {
 	bins := fakeBinaries(t, map[string]string{
@@ -93,8 +116,8 @@ func TestStartTimesOutAndStopsEverything(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	record := "echo $$ >> " + pidFile + "; exec sleep 300"
 	scripts := map[string]string{}
-	for _, p := range Full.programs() {
-		scripts[p.name] = record
+	for _, name := range fullPrograms {
+		scripts[name] = record
 	}
 	_, err := Start(t.Context(), Options{Binaries: fakeBinaries(t, scripts), StartTimeout: time.Second})
 	if err == nil || !strings.Contains(err.Error(), "timed out waiting for kube-apiserver") {

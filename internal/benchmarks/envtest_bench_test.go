@@ -10,6 +10,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
+	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries"
 )
 
 // BenchmarkEnvironmentStart starts an API-server-only test environment
@@ -21,7 +22,7 @@ import (
 // not cached (minutes): run it with a generous -timeout.
 func BenchmarkEnvironmentStart(b *testing.B) {
 	ctx := context.Background()
-	bins, err := envtest.EnsureBinaries(ctx, envtest.Options{})
+	bins, err := binaries.Ensure(ctx, binaries.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

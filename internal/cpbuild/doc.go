@@ -12,12 +12,13 @@
 //   - sigs.k8s.io/kwok: kwok, which fakes nodes and pod status; its stage
 //     files ship in the module.
 //
-// Package controller/envtest embeds a copy of this go.mod and go.sum (a
+// Package controller/envtest/binaries embeds a copy of this go.mod and go.sum (a
 // user's module gets ctrlkit from the module cache, where nested modules
 // such as this one are left out), builds these programs from it on first
-// use, caches them under the user's cache directory keyed by a hash of the
-// two files, and runs them. To bump a version: edit go.mod, run `go mod
-// tidy` here, then `go generate ./controller/envtest` from the repository
+// use, and caches them under the user's cache directory keyed by a hash of
+// the two files; controller/envtest runs them. To bump a version: edit
+// go.mod, run `go mod tidy` here, then `go generate
+// ./controller/envtest/binaries` from the repository
 // root to refresh the embedded copy (a test fails until you do); the next
 // run rebuilds.
 package cpbuild

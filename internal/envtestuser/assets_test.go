@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
+	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries"
 )
 
 // An API-server-only environment runs the binaries of the directory that
@@ -25,7 +26,7 @@ func TestStartsFromKubebuilderAssets(t *testing.T) {
 	for _, name := range []string{"etcd", "kube-apiserver"} {
 		linkOrCopy(t, env.Binaries().Path(name), filepath.Join(dir, name))
 	}
-	t.Setenv(envtest.AssetsEnv, dir)
+	t.Setenv(binaries.AssetsEnv, dir)
 
 	var log syncBuffer
 	assetsEnv := envtest.StartForTest(t, envtest.Options{Log: &log})
@@ -38,7 +39,7 @@ func TestStartsFromKubebuilderAssets(t *testing.T) {
 	// Before the start, the log has one line: where the binaries come from.
 	// A build, a download or a version warning would add lines.
 	before, _, _ := strings.Cut(log.String(), "envtest: starting")
-	want := "envtest: using etcd, kube-apiserver from " + dir + " ($" + envtest.AssetsEnv + ")\n"
+	want := "envtest: using etcd, kube-apiserver from " + dir + " ($" + binaries.AssetsEnv + ")\n"
 	if before != want {
 		t.Errorf("the log before the start is\n%s\nwant only\n%s", before, want)
 	}

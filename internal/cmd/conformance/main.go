@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
+	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries"
 	"github.com/ctrlkit/ctrlkit/internal/childproc"
 )
 
@@ -46,11 +47,11 @@ func run(ctx context.Context, repo, focus string, out, log io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-focus: %w", err)
 	}
-	cacheDir, err := os.UserCacheDir()
+	cacheDir, err := binaries.CacheDir() // beside the control plane's binaries
 	if err != nil {
 		return err
 	}
-	e2eBin, err := ensureE2EBinary(ctx, filepath.Join(repo, "internal", "cpbuild"), filepath.Join(cacheDir, "ctrlkit", "bin"), log)
+	e2eBin, err := ensureE2EBinary(ctx, filepath.Join(repo, "internal", "cpbuild"), cacheDir, log)
 	if err != nil {
 		return err
 	}

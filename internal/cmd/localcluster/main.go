@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
+	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries"
 )
 
 func main() {
@@ -28,7 +29,7 @@ func run(args []string) error {
 		if len(args) > 1 {
 			return fmt.Errorf("build takes no arguments, got %q", args[1:])
 		}
-		bins, err := envtest.EnsureBinaries(ctx, envtest.Options{Mode: envtest.Full, Kubectl: true, Log: os.Stderr})
+		bins, err := binaries.Ensure(ctx, binaries.Options{Full: true, Kubectl: true, Log: os.Stderr})
 		if err != nil {
 			return err
 		}
@@ -86,7 +87,7 @@ Press Ctrl-C to stop it.
 	return errors.Join(waitErr, env.Stop())
 }
 
-func versions(b *envtest.Binaries) string {
+func versions(b *binaries.Set) string {
 	return fmt.Sprintf("kubernetes %s, etcd %s, kwok %s",
 		b.Versions["k8s.io/kubernetes"], b.Versions["go.etcd.io/etcd/server/v3"], b.Versions["sigs.k8s.io/kwok"])
 }

@@ -1,4 +1,4 @@
-package envtest
+package binaries
 
 import (
 	"crypto/sha256"
@@ -17,8 +17,8 @@ import (
 // .txt suffix because a file named go.mod would start a module of its own.
 // TestEmbeddedBuildModuleMatchesCPBuild keeps them equal to internal/cpbuild.
 //
-//go:generate cp ../../internal/cpbuild/go.mod buildmodule/go.mod.txt
-//go:generate cp ../../internal/cpbuild/go.sum buildmodule/go.sum.txt
+//go:generate cp ../../../internal/cpbuild/go.mod buildmodule/go.mod.txt
+//go:generate cp ../../../internal/cpbuild/go.sum buildmodule/go.sum.txt
 var (
 	//go:embed buildmodule/go.mod.txt
 	buildGoMod []byte

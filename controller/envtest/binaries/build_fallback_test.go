@@ -1,4 +1,4 @@
-package envtest
+package binaries
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctrlkit/ctrlkit/controller/envtest/internal/kwokstages"
 )
 
 // fakeGo puts a go command on PATH that stands in for the toolchain: it
@@ -99,13 +101,13 @@ func TestBuildFallbackBuildsIntoTheCache(t *testing.T) {
 	noSources(t, "")
 	fg := installFakeGo(t)
 	var log bytes.Buffer
-	opts := Options{Mode: Full, CacheDir: t.TempDir(), Log: &log}
-	b, err := EnsureBinaries(t.Context(), opts)
+	opts := Options{Full: true, CacheDir: t.TempDir(), Log: &log}
+	b, err := Ensure(t.Context(), opts)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	dir := filepath.Join(opts.CacheDir, cacheKey(buildGoMod, buildGoSum))
-	for _, p := range Full.programs() {
+	for _, p := range (Options{Full: true}).programs() {
 		if got := b.Path(p.name); got != filepath.Join(dir, p.name) {
 			t.Errorf("Path(%s) = %s, want it in the cache %s", p.name, got, dir)
 		}
@@ -117,7 +119,7 @@ func TestBuildFallbackBuildsIntoTheCache(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(b.StagesDir(), "volume")); err == nil {
 		t.Error("stages holds a stage set envtest does not use")
 	}
-	if _, err := kwokConfig(b.StagesDir(), podReadiness{}); err != nil {
+	if _, err := kwokstages.Config(b.StagesDir(), kwokstages.Readiness{}); err != nil {
 		t.Errorf("the stages copied from the kwok module: %v", err)
 	}
 	if st, _ := os.ReadDir(filepath.Join(b.StagesDir(), "pod", "fast")); len(st) != 1 {
@@ -138,7 +140,7 @@ func TestBuildFallbackBuildsIntoTheCache(t *testing.T) {
 	if len(builds) != 1 || !strings.Contains(builds[0], "-trimpath") || !strings.Contains(builds[0], "-s -w") {
 		t.Errorf("go build runs %q; want one, with -trimpath and -ldflags -s -w", builds)
 	}
-	for _, p := range Full.programs() {
+	for _, p := range (Options{Full: true}).programs() {
 		if len(builds) == 1 && !slices.Contains(strings.Fields(builds[0]), p.pkg) {
 			t.Errorf("the go build does not build %s: %s", p.pkg, builds[0])
 		}
@@ -146,7 +148,7 @@ func TestBuildFallbackBuildsIntoTheCache(t *testing.T) {
 	for _, want := range []string{
 		"no ready-made binaries for etcd, kube-apiserver, kwok, kube-scheduler, kube-controller-manager",
 		"building etcd, kube-apiserver, kwok, kube-scheduler, kube-controller-manager from the Go module proxy into " + dir + ", in one go build",
-		"a cold build takes about ",
+		"a cold build takes minutes",
 		"[5/5] built",
 		"build finished in",
 	} {
@@ -160,7 +162,7 @@ func TestBuildFallbackBuildsIntoTheCache(t *testing.T) {
 
 	// The cache serves the next start: the go command is not run again.
 	before := len(fg.invocations(t))
-	if _, err := EnsureBinaries(t.Context(), opts); err != nil {
+	if _, err := Ensure(t.Context(), opts); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(fg.invocations(t)) - before; n != 0 {
@@ -176,10 +178,10 @@ func TestFailedDownloadFallsBackToTheBuild(t *testing.T) {
 	rs.broken["envtest"] = corrupt
 	fg := installFakeGo(t)
 	var log bytes.Buffer
-	opts := rs.options(t, APIServerOnly, &recordingBuilder{}, &log)
-	opts.buildFunc = nil // the real build, with the fake go command
+	opts := rs.options(t, false, &recordingBuilder{}, &log)
+	opts.build = nil // the real build, with the fake go command
 	opts.Kubectl = false
-	b, err := EnsureBinaries(t.Context(), opts)
+	b, err := Ensure(t.Context(), opts)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}

@@ -1,4 +1,4 @@
-package envtest
+package gobuild
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 )
 
 func TestVersionLDFlagsStampsKubernetesVersion(t *testing.T) {
-	flags := versionLDFlags("v1.37.2")
+	flags := VersionLDFlags("v1.37.2")
 	for _, want := range []string{
 		"-X k8s.io/component-base/version.gitVersion=v1.37.2",
 		"-X k8s.io/component-base/version.gitMajor=1",

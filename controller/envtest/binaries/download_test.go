@@ -1,4 +1,4 @@
-package envtest
+package binaries
 
 import (
 	"archive/tar"
@@ -18,6 +18,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries/internal/download"
+	"github.com/ctrlkit/ctrlkit/controller/envtest/internal/kwokstages"
 )
 
 // releaseServer serves, from fixtures made in the test, what official
@@ -62,7 +65,7 @@ func newReleaseServer(t *testing.T) *releaseServer {
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	for _, name := range envtestTarballPrograms {
+	for _, name := range download.EnvtestTarballPrograms {
 		module := kubernetesModule
 		if name == "etcd" {
 			module = etcdModule
@@ -82,7 +85,7 @@ func newReleaseServer(t *testing.T) *releaseServer {
 		t.Fatal(err)
 	}
 	rs.tarball = buf.Bytes()
-	for _, name := range kubernetesReleaseProgs {
+	for _, name := range download.KubernetesReleasePrograms {
 		rs.programs[name] = script(versionOutput(name, rs.version))
 	}
 	rs.kwok = script(versionOutput("kwok", rs.kwokVersion))
@@ -147,7 +150,7 @@ func (rs *releaseServer) serve(w http.ResponseWriter, r *http.Request) {
 		if rs.broken["kwok-release"] == wrongTag {
 			rel.TagName = "v0.0.1"
 		}
-		for name, b := range map[string][]byte{kwokAssetName(): rs.kwok, kwokStagesAsset: rs.kwokStages, "kwokctl-" + runtime.GOOS + "-" + runtime.GOARCH: []byte("kwokctl")} {
+		for name, b := range map[string][]byte{download.KwokAssetName(): rs.kwok, download.KwokStagesAsset: rs.kwokStages, "kwokctl-" + runtime.GOOS + "-" + runtime.GOARCH: []byte("kwokctl")} {
 			a := asset{Name: name, URL: rs.URL + kwokDir + name, Digest: "sha256:" + rs.digest(name, hexSHA256(b))}
 			if rs.broken[name] == noDigest {
 				a.Digest = ""
@@ -155,10 +158,10 @@ func (rs *releaseServer) serve(w http.ResponseWriter, r *http.Request) {
 			rel.Assets = append(rel.Assets, a)
 		}
 		json.NewEncoder(w).Encode(rel)
-	case r.URL.Path == kwokDir+kwokAssetName():
-		rs.body(w, r, kwokAssetName(), rs.kwok)
-	case r.URL.Path == kwokDir+kwokStagesAsset:
-		rs.body(w, r, kwokStagesAsset, rs.kwokStages)
+	case r.URL.Path == kwokDir+download.KwokAssetName():
+		rs.body(w, r, download.KwokAssetName(), rs.kwok)
+	case r.URL.Path == kwokDir+download.KwokStagesAsset:
+		rs.body(w, r, download.KwokStagesAsset, rs.kwokStages)
 	default:
 		prefix := fmt.Sprintf("/k8s/%s/bin/%s/%s/", rs.version, runtime.GOOS, runtime.GOARCH)
 		name, ok := strings.CutPrefix(r.URL.Path, prefix)
@@ -180,11 +183,11 @@ func (rs *releaseServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (rs *releaseServer) options(t *testing.T, mode Mode, rb *recordingBuilder, log *bytes.Buffer) Options {
+func (rs *releaseServer) options(t *testing.T, full bool, rb *recordingBuilder, log *bytes.Buffer) Options {
 	t.Setenv(AssetsEnv, "")
 	t.Setenv(DownloadEnv, "on")
 	return Options{
-		Mode: mode, Kubectl: true, CacheDir: t.TempDir(), Log: log, buildFunc: rb.build,
+		Full: full, Kubectl: true, CacheDir: t.TempDir(), Log: log, build: rb.build,
 		ReleaseIndexURL: rs.URL + "/envtest-releases.yaml", KubernetesReleaseURL: rs.URL + "/k8s",
 		KwokReleaseURL: rs.URL + "/kwok/releases/tags",
 	}
@@ -218,8 +221,8 @@ func TestDownloadGood(t *testing.T) {
 	rs := newReleaseServer(t)
 	var log bytes.Buffer
 	var rb recordingBuilder
-	opts := rs.options(t, Full, &rb, &log)
-	b, err := EnsureBinaries(t.Context(), opts)
+	opts := rs.options(t, true, &rb, &log)
+	b, err := Ensure(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +241,7 @@ func TestDownloadGood(t *testing.T) {
 	if got := b.StagesDir(); got != filepath.Join(kd, "stages") {
 		t.Errorf("StagesDir = %s, want kwok's release stages in %s", got, kd)
 	}
-	if _, err := kwokConfig(b.StagesDir(), podReadiness{}); err != nil {
+	if _, err := kwokstages.Config(b.StagesDir(), kwokstages.Readiness{}); err != nil {
 		t.Errorf("the downloaded stages do not make a kwok configuration: %v", err)
 	}
 	for _, dir := range []string{dl, kd} {
@@ -257,7 +260,7 @@ func TestDownloadGood(t *testing.T) {
 
 	// The next run uses the verified files without asking the server.
 	before := rs.requests.Load()
-	if _, err := EnsureBinaries(t.Context(), opts); err != nil {
+	if _, err := Ensure(t.Context(), opts); err != nil {
 		t.Fatal(err)
 	}
 	if n := rs.requests.Load() - before; n != 0 {
@@ -280,8 +283,8 @@ func TestDownloadFailuresFallBackToBuild(t *testing.T) {
 			tc.break_(rs)
 			var log bytes.Buffer
 			var rb recordingBuilder
-			opts := rs.options(t, APIServerOnly, &rb, &log)
-			if _, err := EnsureBinaries(t.Context(), opts); err != nil {
+			opts := rs.options(t, false, &rb, &log)
+			if _, err := Ensure(t.Context(), opts); err != nil {
 				t.Fatal(err)
 			}
 			slices.Sort(rb.asked)
@@ -309,10 +312,10 @@ func TestDownloadsOff(t *testing.T) {
 			rs := newReleaseServer(t)
 			var log bytes.Buffer
 			var rb recordingBuilder
-			opts := rs.options(t, APIServerOnly, &rb, &log)
+			opts := rs.options(t, false, &rb, &log)
 			t.Setenv(DownloadEnv, tc.env)
 			t.Setenv("CI", tc.ci)
-			if _, err := EnsureBinaries(t.Context(), opts); err != nil {
+			if _, err := Ensure(t.Context(), opts); err != nil {
 				t.Fatal(err)
 			}
 			if n := rs.requests.Load(); n != 0 || rb.calls != 1 {
@@ -323,9 +326,9 @@ func TestDownloadsOff(t *testing.T) {
 	rs := newReleaseServer(t)
 	var rb recordingBuilder
 	var log bytes.Buffer
-	opts := rs.options(t, APIServerOnly, &rb, &log)
+	opts := rs.options(t, false, &rb, &log)
 	opts.NoDownload = true
-	if _, err := EnsureBinaries(t.Context(), opts); err != nil {
+	if _, err := Ensure(t.Context(), opts); err != nil {
 		t.Fatal(err)
 	}
 	if n := rs.requests.Load(); n != 0 {
@@ -351,8 +354,8 @@ func TestKubernetesProgramDownloadFailuresFallBackToBuild(t *testing.T) {
 			rs.broken["kube-scheduler"] = tc.how
 			var log bytes.Buffer
 			var rb recordingBuilder
-			opts := rs.options(t, Full, &rb, &log)
-			b, err := EnsureBinaries(t.Context(), opts)
+			opts := rs.options(t, true, &rb, &log)
+			b, err := Ensure(t.Context(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -363,7 +366,7 @@ func TestKubernetesProgramDownloadFailuresFallBackToBuild(t *testing.T) {
 			if got := b.Path("kube-controller-manager"); got != filepath.Join(dl, "kube-controller-manager") {
 				t.Errorf("Path(kube-controller-manager) = %s, want it downloaded", got)
 			}
-			if fileExists(filepath.Join(dl, "kube-scheduler")) {
+			if download.FileExists(filepath.Join(dl, "kube-scheduler")) {
 				t.Errorf("%s holds a kube-scheduler after a failed download", dl)
 			}
 			if left := leftovers(t, dl); len(left) > 0 {
@@ -382,7 +385,7 @@ func TestKubernetesProgramDownloadFailuresFallBackToBuild(t *testing.T) {
 // directory: neither the binary nor the stages, whichever of the two
 // failed.
 func TestKwokDownloadFailuresFallBackToBuild(t *testing.T) {
-	bin := kwokAssetName()
+	bin := download.KwokAssetName()
 	for _, tc := range []struct {
 		name     string
 		artefact string
@@ -390,21 +393,21 @@ func TestKwokDownloadFailuresFallBackToBuild(t *testing.T) {
 		wantLog  string
 	}{
 		{"corrupt binary", bin, corrupt, "digest"},
-		{"corrupt stages", kwokStagesAsset, corrupt, "digest"},
+		{"corrupt stages", download.KwokStagesAsset, corrupt, "digest"},
 		{"no digest", bin, noDigest, "no SHA-256 digest for " + bin},
 		{"missing release", "kwok-release", missing, "404"},
 		{"another version", "kwok-release", wrongTag, `is "v0.0.1", not`},
 		{"missing binary", bin, missing, "404"},
 		{"interrupted binary", bin, interrupted, "unexpected EOF"},
-		{"interrupted stages", kwokStagesAsset, interrupted, "unexpected EOF"},
+		{"interrupted stages", download.KwokStagesAsset, interrupted, "unexpected EOF"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rs := newReleaseServer(t)
 			rs.broken[tc.artefact] = tc.how
 			var log bytes.Buffer
 			var rb recordingBuilder
-			opts := rs.options(t, Full, &rb, &log)
-			b, err := EnsureBinaries(t.Context(), opts)
+			opts := rs.options(t, true, &rb, &log)
+			b, err := Ensure(t.Context(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -441,7 +444,7 @@ func TestConcurrentKwokDownloads(t *testing.T) {
 	dir := t.TempDir()
 	errs := make(chan error, 2)
 	for range 2 {
-		go func() { errs <- downloadKwok(t.Context(), rs.URL+"/kwok/releases/tags", dir, rs.kwokVersion) }()
+		go func() { errs <- download.Kwok(t.Context(), rs.URL+"/kwok/releases/tags", dir, rs.kwokVersion) }()
 	}
 	for range 2 {
 		if err := <-errs; err != nil {
@@ -451,7 +454,7 @@ func TestConcurrentKwokDownloads(t *testing.T) {
 	if left := leftovers(t, dir); len(left) > 0 {
 		t.Errorf("temporary files left in %s: %v", dir, left)
 	}
-	if _, err := kwokConfig(filepath.Join(dir, "stages"), podReadiness{}); err != nil || !fileExists(filepath.Join(dir, "kwok")) {
-		t.Errorf("kwok there: %v; stages: %v", fileExists(filepath.Join(dir, "kwok")), err)
+	if _, err := kwokstages.Config(filepath.Join(dir, "stages"), kwokstages.Readiness{}); err != nil || !download.FileExists(filepath.Join(dir, "kwok")) {
+		t.Errorf("kwok there: %v; stages: %v", download.FileExists(filepath.Join(dir, "kwok")), err)
 	}
 }

@@ -1,46 +1,49 @@
 //go:build unix
 
-package envtest
+package filelock
 
 import (
 	"context"
 	"errors"
 	"os"
 	"syscall"
-	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
-// lockFile takes an exclusive advisory lock on path, creating the file if
+// Lock takes an exclusive advisory lock on path, creating the file if
 // needed. It calls waiting once if another process holds the lock, and gives
 // up when ctx ends. The kernel drops the lock if the process dies, so a build
 // killed halfway never blocks the next one.
-func lockFile(ctx context.Context, path string, waiting func()) (unlock func(), err error) {
+func Lock(ctx context.Context, path string, waiting func()) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	told := false
-	for {
+	err = wait.PollUntilContextCancel(ctx, pollInterval, true, func(context.Context) (bool, error) {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				_ = f.Close()
-			}, nil
+			return true, nil
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			_ = f.Close()
-			return nil, err
+			return false, err
 		}
 		if !told && waiting != nil {
 			waiting()
 			told = true
 		}
-		select {
-		case <-ctx.Done():
-			_ = f.Close()
+		return false, nil
+	})
+	if err != nil {
+		_ = f.Close()
+		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
-		case <-time.After(250 * time.Millisecond):
 		}
+		return nil, err
 	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = f.Close()
+	}, nil
 }

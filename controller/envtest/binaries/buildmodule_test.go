@@ -1,4 +1,4 @@
-package envtest
+package binaries
 
 import (
 	"bytes"
@@ -11,12 +11,12 @@ import (
 // copy, which must follow.
 func TestEmbeddedBuildModuleMatchesCPBuild(t *testing.T) {
 	for name, embedded := range map[string][]byte{"go.mod": buildGoMod, "go.sum": buildGoSum} {
-		want, err := os.ReadFile(filepath.Join("..", "..", "internal", "cpbuild", name))
+		want, err := os.ReadFile(filepath.Join("..", "..", "..", "internal", "cpbuild", name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(embedded, want) {
-			t.Errorf("buildmodule/%s.txt differs from internal/cpbuild/%s: run `go generate ./controller/envtest`", name, name)
+			t.Errorf("buildmodule/%s.txt differs from internal/cpbuild/%s: run `go generate ./controller/envtest/binaries`", name, name)
 		}
 	}
 }

@@ -1,9 +1,11 @@
-package envtest
+package binaries
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries/internal/gobuild"
 )
 
 // A cache directory may hold only what an APIServerOnly build made: it
@@ -14,18 +16,18 @@ func TestLoadBinariesNeedsOnlyTheModesPrograms(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"etcd", "kube-apiserver"} {
-		if err := os.WriteFile(filepath.Join(dir, exeName(name)), nil, 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, gobuild.ExeName(name)), nil, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	b, err := loadBinaries(dir, APIServerOnly.programs())
+	b, err := loadBinaries(dir, Options{}.programs())
 	if err != nil {
 		t.Fatalf("APIServerOnly: %v", err)
 	}
 	if b.KubernetesVersion() != "v1.37.2" {
 		t.Errorf("KubernetesVersion = %q", b.KubernetesVersion())
 	}
-	if _, err := loadBinaries(dir, Full.programs()); err == nil {
+	if _, err := loadBinaries(dir, Options{Full: true}.programs()); err == nil {
 		t.Error("Full loaded from a cache without kwok, kcm and the scheduler")
 	}
 }

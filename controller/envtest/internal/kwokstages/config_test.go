@@ -1,4 +1,4 @@
-package envtest
+package kwokstages
 
 import (
 	"encoding/json"
@@ -56,7 +56,7 @@ func writeStages(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// stagesByName decodes kwokConfig's output back into objects.
+// stagesByName decodes Config's output back into objects.
 func stagesByName(t *testing.T, config []byte) map[string]map[string]any {
 	t.Helper()
 	out := map[string]map[string]any{}
@@ -82,7 +82,7 @@ func TestKwokConfigExcludesStuckPodsAndSetsDelay(t *testing.T) {
 		"node/fast/node-initialize.yaml": testNodeInit,
 		"pod/fast/pod-ready.yaml":        testPodReady,
 	})
-	config, err := kwokConfig(dir, podReadiness{Delay: 1500 * time.Millisecond, Jitter: 500 * time.Millisecond})
+	config, err := Config(dir, Readiness{Delay: 1500 * time.Millisecond, Jitter: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestKwokConfigExcludesStuckPodsAndSetsDelay(t *testing.T) {
 
 func TestKwokConfigExcludesPodsWithUnpullableImages(t *testing.T) {
 	dir := writeStages(t, map[string]string{"pod/fast/pod-ready.yaml": testPodReady})
-	config, err := kwokConfig(dir, podReadiness{Unpullable: []string{"webserver:404", "registry.invalid/app:1"}})
+	config, err := Config(dir, Readiness{Unpullable: []string{"webserver:404", "registry.invalid/app:1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestKwokConfigExcludesPodsWithUnpullableImages(t *testing.T) {
 
 func TestKwokConfigWithoutDelayLeavesDelayUnset(t *testing.T) {
 	dir := writeStages(t, map[string]string{"pod/fast/pod-ready.yaml": testPodReady})
-	config, err := kwokConfig(dir, podReadiness{})
+	config, err := Config(dir, Readiness{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,8 +140,8 @@ func TestKwokConfigErrors(t *testing.T) {
 	}
 	for name, files := range tests {
 		t.Run(name, func(t *testing.T) {
-			if _, err := kwokConfig(writeStages(t, files), podReadiness{}); err == nil {
-				t.Error("kwokConfig succeeded, want an error")
+			if _, err := Config(writeStages(t, files), Readiness{}); err == nil {
+				t.Error("Config succeeded, want an error")
 			}
 		})
 	}
@@ -153,7 +153,7 @@ func TestKwokConfigReadsSeveralStagesOfOneFile(t *testing.T) {
 	dir := writeStages(t, map[string]string{
 		"stage-fast.yaml": "---\n# from kustomize build\n---\n" + testNodeInit + "---\n" + testPodReady,
 	})
-	config, err := kwokConfig(dir, podReadiness{})
+	config, err := Config(dir, Readiness{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestKwokConfigFollowsLinkedStagesFolder(t *testing.T) {
 	if err := os.Symlink(dir, link); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
 	}
-	config, err := kwokConfig(link, podReadiness{})
+	config, err := Config(link, Readiness{})
 	if err != nil {
 		t.Fatal(err)
 	}

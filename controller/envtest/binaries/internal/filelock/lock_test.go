@@ -1,6 +1,6 @@
 //go:build unix
 
-package envtest
+package filelock
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 func TestLockFileExcludesAndReleases(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
-	unlock, err := lockFile(t.Context(), path, nil)
+	unlock, err := Lock(t.Context(), path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestLockFileExcludesAndReleases(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	waited := false
-	if _, err := lockFile(ctx, path, func() { waited = true }); err == nil {
+	if _, err := Lock(ctx, path, func() { waited = true }); err == nil {
 		t.Fatal("second lock succeeded while the first was held")
 	}
 	if !waited {
@@ -29,7 +29,7 @@ func TestLockFileExcludesAndReleases(t *testing.T) {
 	}
 
 	unlock()
-	unlock2, err := lockFile(t.Context(), path, nil)
+	unlock2, err := Lock(t.Context(), path, nil)
 	if err != nil {
 		t.Fatalf("lock after unlock: %v", err)
 	}

@@ -1,4 +1,4 @@
-package envtest
+package kwokstages
 
 import (
 	"bufio"
@@ -17,29 +17,28 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
-// StuckLabel is a pod label: a pod that carries it, with any value, is
-// scheduled but stays Pending and never becomes Ready. Put it on a Deployment's pod template to make a rollout
-// stall, e.g. to exceed its progress deadline.
+// StuckLabel is the pod label that keeps a pod from becoming Ready
+// (envtest.StuckLabel).
 const StuckLabel = "stuck"
 
-// podReadyStage is the kwok stage that makes a scheduled pod Running and
-// Ready; kwokConfig adapts it.
-const podReadyStage = "pod-ready"
+// PodReadyStage is the kwok stage that makes a scheduled pod Running and
+// Ready; Config adapts it.
+const PodReadyStage = "pod-ready"
 
-// podReadiness says which scheduled pods kwok marks Running and Ready, and
+// Readiness says which scheduled pods kwok marks Running and Ready, and
 // when: after Delay plus up to Jitter more, except pods labelled StuckLabel
 // and pods with a container whose image is in Unpullable, which stay
 // Pending as a kubelet that cannot pull the image would leave them.
-type podReadiness struct {
+type Readiness struct {
 	Delay, Jitter time.Duration
 	Unpullable    []string
 }
 
-// kwokConfig returns kwok's configuration: the stages in the YAML files of
+// Config returns kwok's configuration: the stages in the YAML files of
 // stagesDir (one per file, as the kwok module has them, or several, as
 // kwok's release publishes them in stage-fast.yaml), with the pod-ready
 // stage adapted to ready.
-func kwokConfig(stagesDir string, ready podReadiness) ([]byte, error) {
+func Config(stagesDir string, ready Readiness) ([]byte, error) {
 	// WalkDir does not follow links, and an assets directory's stages
 	// folder may be one.
 	root, err := filepath.EvalSymlinks(stagesDir)
@@ -73,7 +72,7 @@ func kwokConfig(stagesDir string, ready podReadiness) ([]byte, error) {
 			if err := json.Unmarshal(doc, &stage); err != nil {
 				return nil, fmt.Errorf("%s: %w", f, err)
 			}
-			if name, _ := mapAt(stage, "metadata")["name"].(string); name == podReadyStage {
+			if name, _ := mapAt(stage, "metadata")["name"].(string); name == PodReadyStage {
 				if err := adaptPodReady(stage, ready); err != nil {
 					return nil, fmt.Errorf("%s: %w", f, err)
 				}
@@ -90,7 +89,7 @@ func kwokConfig(stagesDir string, ready podReadiness) ([]byte, error) {
 		}
 	}
 	if !foundReady {
-		return nil, fmt.Errorf("no %q stage in %s", podReadyStage, stagesDir)
+		return nil, fmt.Errorf("no %q stage in %s", PodReadyStage, stagesDir)
 	}
 	return out.Bytes(), nil
 }
@@ -131,11 +130,11 @@ func blank(doc []byte) bool {
 
 // adaptPodReady excludes stuck pods and pods with unpullable images from the
 // pod-ready stage and sets its delay.
-func adaptPodReady(stage map[string]any, ready podReadiness) error {
+func adaptPodReady(stage map[string]any, ready Readiness) error {
 	spec := mapAt(stage, "spec")
 	selector := mapAt(spec, "selector")
 	if spec == nil || selector == nil {
-		return fmt.Errorf("stage %q has no spec.selector", podReadyStage)
+		return fmt.Errorf("stage %q has no spec.selector", PodReadyStage)
 	}
 	exprs, _ := selector["matchExpressions"].([]any)
 	exprs = append(exprs, map[string]any{

@@ -1,4 +1,4 @@
-package envtest
+package download
 
 import (
 	"context"
@@ -18,19 +18,12 @@ import (
 // each binary as kwok-<os>-<arch> (".exe" on Windows) and the kustomize
 // build of its fast stages (node/fast, node/heartbeat-with-lease,
 // pod/fast) as stage-fast.yaml, and GitHub's digests are the checksums
-// published with them. Options.KwokReleaseURL replaces it.
+// published with them. binaries.Options.KwokReleaseURL replaces it.
 const DefaultKwokReleaseURL = "https://api.github.com/repos/kubernetes-sigs/kwok/releases/tags"
 
-// kwokStagesAsset is the release asset holding the stages envtest uses, the
-// same set copyStages takes from the module.
-const kwokStagesAsset = "stage-fast.yaml"
-
-func (o Options) kwokReleaseURL() string {
-	if o.KwokReleaseURL != "" {
-		return o.KwokReleaseURL
-	}
-	return DefaultKwokReleaseURL
-}
+// KwokStagesAsset is the release asset holding the stages envtest uses, the
+// same stage sets a build copies from the kwok module.
+const KwokStagesAsset = "stage-fast.yaml"
 
 // githubRelease is the part of GitHub's release object that is read.
 type githubRelease struct {
@@ -42,9 +35,9 @@ type githubRelease struct {
 	} `json:"assets"`
 }
 
-// kwokAssetName is the name of kwok's binary for this platform in its
+// KwokAssetName is the name of kwok's binary for this platform in its
 // release.
-func kwokAssetName() string {
+func KwokAssetName() string {
 	name := fmt.Sprintf("kwok-%s-%s", runtime.GOOS, runtime.GOARCH)
 	if runtime.GOOS == "windows" {
 		name += ".exe"
@@ -52,14 +45,14 @@ func kwokAssetName() string {
 	return name
 }
 
-// downloadKwok gets kwok of version and its stages from its release into
+// Kwok gets kwok of version and its stages from its release into
 // dir (dir/kwok and dir/stages/stage-fast.yaml), unless a verified earlier
 // download is there. Both files are downloaded and their digests checked
 // before either takes its final name, so a failure leaves nothing behind
 // and nothing unverified is run.
-func downloadKwok(ctx context.Context, releaseURL, dir, version string) error {
+func Kwok(ctx context.Context, releaseURL, dir, version string) error {
 	bin, stages := filepath.Join(dir, exeName("kwok")), filepath.Join(dir, "stages")
-	if fileExists(bin) && fileExists(stages) {
+	if FileExists(bin) && FileExists(stages) {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -84,7 +77,7 @@ func downloadKwok(ctx context.Context, releaseURL, dir, version string) error {
 		}
 	}()
 	files := map[string]string{}
-	for _, name := range []string{kwokAssetName(), kwokStagesAsset} {
+	for _, name := range []string{KwokAssetName(), KwokStagesAsset} {
 		i := -1
 		for j, a := range rel.Assets {
 			if a.Name == name {
@@ -108,28 +101,28 @@ func downloadKwok(ctx context.Context, releaseURL, dir, version string) error {
 	}
 
 	// Both verified: the stages first, so that a kwok in dir always has them.
-	if !fileExists(stages) {
+	if !FileExists(stages) {
 		st, err := os.MkdirTemp(dir, ".stages-")
 		if err != nil {
 			return err
 		}
 		tmps = append(tmps, st)
-		if err := os.Rename(files[kwokStagesAsset], filepath.Join(st, kwokStagesAsset)); err != nil {
+		if err := os.Rename(files[KwokStagesAsset], filepath.Join(st, KwokStagesAsset)); err != nil {
 			return err
 		}
-		if err := os.Chmod(filepath.Join(st, kwokStagesAsset), 0o644); err != nil {
+		if err := os.Chmod(filepath.Join(st, KwokStagesAsset), 0o644); err != nil {
 			return err
 		}
 		if err := os.Chmod(st, 0o755); err != nil {
 			return err
 		}
 		// Another process may have put its verified stages there first.
-		if err := os.Rename(st, stages); err != nil && !fileExists(stages) {
+		if err := os.Rename(st, stages); err != nil && !FileExists(stages) {
 			return err
 		}
 	}
-	if err := os.Chmod(files[kwokAssetName()], 0o755); err != nil {
+	if err := os.Chmod(files[KwokAssetName()], 0o755); err != nil {
 		return err
 	}
-	return os.Rename(files[kwokAssetName()], bin)
+	return os.Rename(files[KwokAssetName()], bin)
 }

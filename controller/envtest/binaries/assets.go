@@ -1,4 +1,4 @@
-package envtest
+package binaries
 
 import (
 	"bufio"
@@ -12,41 +12,9 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries/internal/gobuild"
 )
-
-// AssetsEnv names the environment variable that, like in controller-runtime's
-// envtest, points at a directory of ready-made binaries (as setup-envtest
-// installs them). Options.BinaryAssetsDirectory overrides it.
-const AssetsEnv = "KUBEBUILDER_ASSETS"
-
-// VersionMismatch decides what happens to a binary in the assets directory
-// whose version differs from the pinned one.
-type VersionMismatch int
-
-const (
-	// UseWithWarning runs the binary found and logs a warning (the zero
-	// value): a setup-envtest directory of a nearby release serves most
-	// tests.
-	UseWithWarning VersionMismatch = iota
-	// BuildPinned ignores the binary found and builds the pinned version.
-	BuildPinned
-)
-
-// assetsDir is the directory of ready-made binaries the options name, or "".
-func (o Options) assetsDir() string {
-	if o.BinaryAssetsDirectory != "" {
-		return o.BinaryAssetsDirectory
-	}
-	return os.Getenv(AssetsEnv)
-}
-
-// assetsSource names where an assets directory came from, for the log.
-func (o Options) assetsSource() string {
-	if o.BinaryAssetsDirectory != "" {
-		return "Options.BinaryAssetsDirectory"
-	}
-	return "$" + AssetsEnv
-}
 
 // pinnedVersions reads the versions of the modules whose programs are built
 // from the embedded build module's go.mod, without the go command.
@@ -117,8 +85,8 @@ func (a *assets) add(b assets) {
 
 // binaries is the set of programs found, in dir or at their paths, with
 // cached's for the others (nil when there are none).
-func (a assets) binaries(dir string, cached *Binaries) *Binaries {
-	b := &Binaries{Dir: dir, Versions: map[string]string{}, Paths: a.paths, Stages: a.stages}
+func (a assets) binaries(dir string, cached *Set) *Set {
+	b := &Set{Dir: dir, Versions: map[string]string{}, Paths: a.paths, Stages: a.stages}
 	if cached != nil {
 		b.Dir = cached.Dir
 		for m, v := range cached.Versions {
@@ -142,7 +110,7 @@ func findAssets(ctx context.Context, dir string, need []program, pinned map[stri
 	a := assets{paths: map[string]string{}, versions: map[string]string{}}
 	var rest []program
 	for _, p := range need {
-		path := filepath.Join(dir, exeName(p.name))
+		path := filepath.Join(dir, gobuild.ExeName(p.name))
 		if _, err := os.Stat(path); err != nil {
 			fmt.Fprintf(log, "envtest: %s is not in %s; it will be built\n", p.name, dir)
 			rest = append(rest, p)

@@ -1,4 +1,4 @@
-package envtest
+package binaries
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ func makeAssets(t *testing.T, names ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	pinned := pinnedVersions(buildGoMod)
-	for _, p := range append(Full.programs(), kubectlProgram) {
+	for _, p := range (Options{Full: true, Kubectl: true}).programs() {
 		if slices.Contains(names, p.name) {
 			writeVersionScript(t, dir, p.name, versionOutput(p.name, pinned[p.module]))
 		}
@@ -56,22 +56,22 @@ func makeAssets(t *testing.T, names ...string) string {
 }
 
 // recordingBuilder stands in for the go build: it records what it was
-// asked to build and returns a Binaries in dir without building.
+// asked to build and returns a Set in dir without building.
 type recordingBuilder struct {
 	calls int
 	asked []string
 }
 
-func (r *recordingBuilder) build(_ context.Context, dir string, need []program, _ io.Writer) (*Binaries, error) {
+func (r *recordingBuilder) build(_ context.Context, dir string, need []program, _ io.Writer) (*Set, error) {
 	r.calls++
 	for _, p := range need {
 		r.asked = append(r.asked, p.name)
 	}
-	return &Binaries{Dir: dir, Versions: pinnedVersions(buildGoMod)}, nil
+	return &Set{Dir: dir, Versions: pinnedVersions(buildGoMod)}, nil
 }
 
-func noBuild(t *testing.T) func(context.Context, string, []program, io.Writer) (*Binaries, error) {
-	return func(_ context.Context, _ string, need []program, _ io.Writer) (*Binaries, error) {
+func noBuild(t *testing.T) func(context.Context, string, []program, io.Writer) (*Set, error) {
+	return func(_ context.Context, _ string, need []program, _ io.Writer) (*Set, error) {
 		t.Errorf("a build of %v was started though the assets directory has every program", need)
 		return nil, context.Canceled
 	}
@@ -112,7 +112,7 @@ func TestBinaryAssetsDirectoryProvidesAPIServerOnly(t *testing.T) {
 	noSources(t, "")
 	dir := makeAssets(t, "etcd", "kube-apiserver")
 	var log bytes.Buffer
-	b, err := EnsureBinaries(t.Context(), Options{BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, buildFunc: noBuild(t)})
+	b, err := Ensure(t.Context(), Options{BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, build: noBuild(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestKubebuilderAssetsIsHonoured(t *testing.T) {
 	dir := makeAssets(t, "etcd", "kube-apiserver", "kubectl")
 	noSources(t, dir)
 	var log bytes.Buffer
-	b, err := EnsureBinaries(t.Context(), Options{Kubectl: true, CacheDir: t.TempDir(), Log: &log, buildFunc: noBuild(t)})
+	b, err := Ensure(t.Context(), Options{Kubectl: true, CacheDir: t.TempDir(), Log: &log, build: noBuild(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestBinaryAssetsDirectoryOverridesKubebuilderAssets(t *testing.T) {
 	noSources(t, env)
 	dir := makeAssets(t, "etcd", "kube-apiserver")
 	var log bytes.Buffer
-	b, err := EnsureBinaries(t.Context(), Options{BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, buildFunc: noBuild(t)})
+	b, err := Ensure(t.Context(), Options{BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, build: noBuild(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestMissingAssetsAreBuilt(t *testing.T) {
 	cache := t.TempDir()
 	var log bytes.Buffer
 	var rb recordingBuilder
-	b, err := EnsureBinaries(t.Context(), Options{Mode: Full, BinaryAssetsDirectory: dir, CacheDir: cache, Log: &log, buildFunc: rb.build})
+	b, err := Ensure(t.Context(), Options{Full: true, BinaryAssetsDirectory: dir, CacheDir: cache, Log: &log, build: rb.build})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestKwokWithoutStagesIsBuilt(t *testing.T) {
 	dir := makeAssets(t, "etcd", "kube-apiserver", "kube-scheduler", "kube-controller-manager", "kwok")
 	var log bytes.Buffer
 	var rb recordingBuilder
-	if _, err := EnsureBinaries(t.Context(), Options{Mode: Full, BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, buildFunc: rb.build}); err != nil {
+	if _, err := Ensure(t.Context(), Options{Full: true, BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, build: rb.build}); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(rb.asked, []string{"kwok"}) {
@@ -208,7 +208,7 @@ func TestKwokWithoutStagesIsBuilt(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "stages"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	b, err := EnsureBinaries(t.Context(), Options{Mode: Full, BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, buildFunc: noBuild(t)})
+	b, err := Ensure(t.Context(), Options{Full: true, BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, build: noBuild(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestVersionMismatch(t *testing.T) {
 
 	t.Run("UseWithWarning", func(t *testing.T) {
 		var log bytes.Buffer
-		b, err := EnsureBinaries(t.Context(), Options{BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, buildFunc: noBuild(t)})
+		b, err := Ensure(t.Context(), Options{BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, build: noBuild(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +239,7 @@ func TestVersionMismatch(t *testing.T) {
 	t.Run("BuildPinned", func(t *testing.T) {
 		var log bytes.Buffer
 		var rb recordingBuilder
-		b, err := EnsureBinaries(t.Context(), Options{BinaryAssetsDirectory: dir, VersionMismatch: BuildPinned, CacheDir: t.TempDir(), Log: &log, buildFunc: rb.build})
+		b, err := Ensure(t.Context(), Options{BinaryAssetsDirectory: dir, VersionMismatch: BuildPinned, CacheDir: t.TempDir(), Log: &log, build: rb.build})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +260,7 @@ func TestUnrunnableAssetIsBuilt(t *testing.T) {
 	}
 	var log bytes.Buffer
 	var rb recordingBuilder
-	if _, err := EnsureBinaries(t.Context(), Options{BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, buildFunc: rb.build}); err != nil {
+	if _, err := Ensure(t.Context(), Options{BinaryAssetsDirectory: dir, CacheDir: t.TempDir(), Log: &log, build: rb.build}); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(rb.asked, []string{"kube-apiserver"}) || !strings.Contains(log.String(), "kube-apiserver is not usable") {
@@ -278,32 +278,20 @@ func TestNoAssetsBuildsWhatTheOptionsNeed(t *testing.T) {
 	}{
 		{Options{}, []string{"etcd", "kube-apiserver"}},
 		{Options{Kubectl: true}, []string{"etcd", "kube-apiserver", "kubectl"}},
-		{Options{Mode: Full}, []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"}},
+		{Options{Full: true}, []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"}},
 	} {
 		var log bytes.Buffer
 		var rb recordingBuilder
-		tc.opts.CacheDir, tc.opts.Log, tc.opts.buildFunc = t.TempDir(), &log, rb.build
-		if _, err := EnsureBinaries(t.Context(), tc.opts); err != nil {
+		tc.opts.CacheDir, tc.opts.Log, tc.opts.build = t.TempDir(), &log, rb.build
+		if _, err := Ensure(t.Context(), tc.opts); err != nil {
 			t.Fatal(err)
 		}
 		slices.Sort(rb.asked)
 		if !slices.Equal(rb.asked, tc.want) {
-			t.Errorf("%+v: built %v, want %v", tc.opts.Mode, rb.asked, tc.want)
+			t.Errorf("%+v: built %v, want %v", tc.opts, rb.asked, tc.want)
 		}
 		if !strings.Contains(log.String(), "(set "+AssetsEnv) {
 			t.Errorf("the log does not say how to use ready-made binaries:\n%s", log.String())
-		}
-	}
-}
-
-func TestGoOutName(t *testing.T) {
-	for pkg, want := range map[string]string{
-		"go.etcd.io/etcd/server/v3":            "server",
-		"k8s.io/kubernetes/cmd/kube-apiserver": "kube-apiserver",
-		"sigs.k8s.io/kwok/cmd/kwok":            "kwok",
-	} {
-		if got := goOutName(pkg); got != exeName(want) {
-			t.Errorf("goOutName(%s) = %s, want %s", pkg, got, want)
 		}
 	}
 }
