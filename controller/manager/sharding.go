@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 )
 
@@ -63,30 +64,32 @@ func (o Options) ringOptions() (sharding.Options, error) {
 		return v
 	}
 	ro := sharding.Options{
-		Client:        s.Client,
-		Namespace:     s.Namespace,
-		Name:          s.Ring,
-		ID:            s.ID,
-		LeaseDuration: or(s.LeaseDuration, le.LeaseDuration),
-		RenewDeadline: or(s.RenewDeadline, le.RenewDeadline),
-		RetryPeriod:   or(s.RetryPeriod, le.RetryPeriod),
-		DrainTimeout:  s.DrainTimeout,
-		Logger:        o.Logger,
+		Name: s.Ring,
+		Lease: lease.Config{
+			Client:        s.Client,
+			Namespace:     s.Namespace,
+			ID:            s.ID,
+			LeaseDuration: or(s.LeaseDuration, le.LeaseDuration),
+			RenewDeadline: or(s.RenewDeadline, le.RenewDeadline),
+			RetryPeriod:   or(s.RetryPeriod, le.RetryPeriod),
+		},
+		DrainTimeout: s.DrainTimeout,
+		Logger:       o.Logger,
 	}
-	if ro.Client == nil {
-		ro.Client = le.Client
+	if ro.Lease.Client == nil {
+		ro.Lease.Client = le.Client
 	}
-	if ro.Client == nil {
-		ro.Client = o.Client
+	if ro.Lease.Client == nil {
+		ro.Lease.Client = o.Client
 	}
-	if ro.Namespace == "" {
-		ro.Namespace = le.Namespace
+	if ro.Lease.Namespace == "" {
+		ro.Lease.Namespace = le.Namespace
 	}
 	var errs []error
-	if ro.Client == nil {
+	if ro.Lease.Client == nil {
 		errs = append(errs, errors.New("Sharding.Client, LeaderElection.Client or Options.Client is required with Sharding.Ring"))
 	}
-	if ro.Namespace == "" {
+	if ro.Lease.Namespace == "" {
 		errs = append(errs, errors.New("Sharding.Namespace or LeaderElection.Namespace is required with Sharding.Ring"))
 	}
 	if len(errs) > 0 {
@@ -110,8 +113,14 @@ func (m *Manager) newRing() error {
 		return fmt.Errorf("manager: %w", err)
 	}
 	m.ring = ring
-	return m.Add(ring)
+	return m.Add(ringRunnable{ring})
 }
+
+// ringRunnable is the ring as a runnable named "shard-ring-" + its name,
+// so that it does not clash with a controller named as the ring.
+type ringRunnable struct{ *sharding.Ring }
+
+func (r ringRunnable) Name() string { return "shard-ring-" + r.Ring.Name() }
 
 // Ring is this replica's member of the ring of Options.Sharding, or nil
 // without one. The Manager runs it (it needs no leader election); pass it
