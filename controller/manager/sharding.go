@@ -43,7 +43,7 @@ type Sharding struct {
 	RenewDeadline time.Duration
 	RetryPeriod   time.Duration
 	// DrainTimeout is sharding.Options.DrainTimeout: zero means
-	// sharding.DefaultDrainTimeout.
+	// 30 s.
 	DrainTimeout time.Duration
 }
 

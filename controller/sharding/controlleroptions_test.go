@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
+	"github.com/ctrlkit/ctrlkit/controller/sharding/internal/ring"
 )
 
 var noop = controller.ReconcilerFunc[string](func(context.Context, string) (controller.Result, error) {
@@ -77,5 +78,12 @@ func TestControllerOptionsKeysAndRefusals(t *testing.T) {
 	base := controller.Options[string]{Workers: 3}
 	if got, err := sharding.ControllerOptions(nil, base, nil); err != nil || got.Gate != nil || got.NoLeaderElection || got.ReconcileTimeout != 0 {
 		t.Errorf("without a ring: %+v, %v; want the base unchanged", got, err)
+	}
+}
+
+// The public RingLabel is the label the ring writes.
+func TestRingLabelIsTheRingsOwn(t *testing.T) {
+	if sharding.RingLabel != ring.RingLabel {
+		t.Errorf("RingLabel %q, the ring writes %q", sharding.RingLabel, ring.RingLabel)
 	}
 }

@@ -16,7 +16,7 @@ var ErrDrainTimeout = ring.ErrDrainTimeout
 
 // RingLabel labels each member's Lease with the ring's name (Options.Name):
 // members find each other by listing the Leases that carry it.
-const RingLabel = ring.RingLabel
+const RingLabel = "ctrlkit.io/shard-ring"
 
 // Ring is this process's member of a ring of replicas that split the keys
 // of their sharded controllers by hash. Run keeps its Lease and its share
@@ -79,8 +79,11 @@ func (r *Ring) Serves(namespace, name string) bool {
 // sorted; empty before it has joined.
 func (r *Ring) Members() []string { return r.member.Members() }
 
-// Key is one shard key the ring balances (see Options.Keys): the hash of
-// the objects it stands for (KeyHash), and their weight.
+// Key is one shard key the ring balances (see Options.Keys), a struct of
+// two fields: Hash, the hash of the objects it stands for (KeyHash), and
+// Weight, 1 to count keys or the number of objects to count objects:
+//
+//	sharding.Key{Hash: sharding.KeyHash(namespace, ""), Weight: 1}
 type Key = ring.Key
 
 // KeyHash is the point of the 64-bit hash space that an object with this

@@ -36,7 +36,7 @@ const (
 // the watch ends with "resource version expired", so that the reflector
 // lists the new range and its store drops what was lost (an informer
 // registered by Informer moves its watch in place instead, without the
-// reflector's relist backoff: see the package documentation).
+// reflector's relist backoff: see package sharding's DESIGN.md).
 //
 // The result does not support client-go's streaming lists (WatchList): the
 // reflector lists and then watches, so that every list is checked.

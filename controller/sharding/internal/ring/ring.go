@@ -59,7 +59,7 @@ func (a Admission) String() string {
 }
 
 // Ring is one member of a ring of replicas that split the keys of their
-// controllers by hash (see the package documentation for the protocol).
+// controllers by hash (package sharding's DESIGN.md describes the protocol).
 // Run keeps its Lease and its ranges current; Acquire admits keys.
 //
 // Invariants, under mu: target is this member's ranges in assignment, and
