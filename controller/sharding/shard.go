@@ -16,19 +16,27 @@ import (
 )
 
 // Scope tells how a resource's objects are sharded.
-type Scope = ring.Scope
+type Scope int
 
 const (
 	// Namespaced objects are sharded by namespace; the API server selects
 	// them with a ShardSelector where it can (feature gate
 	// ShardedListAndWatch), and the informer filters on the client side
 	// where it cannot.
-	Namespaced = ring.Namespaced
+	Namespaced Scope = iota
 	// ClusterScoped objects are sharded by name. The API server cannot
 	// select by name, so they are listed and watched whole and filtered on
 	// the client side: the cache still holds only the member's share.
-	ClusterScoped = ring.ClusterScoped
+	ClusterScoped
 )
+
+// ringScope is s as package ring has it.
+func (s Scope) ringScope() ring.Scope {
+	if s == ClusterScoped {
+		return ring.ClusterScoped
+	}
+	return ring.Namespaced
+}
 
 // ResourceClient is the Get, List and Watch of a typed resource client
 // whose objects are T and lists L: a client-go clientset's
@@ -95,7 +103,7 @@ func Shard(factory informers.SharedInformerFactory, r *Ring, resources ...Resour
 			errs = append(errs, errors.New("a zero Resource: make it with ResourceOf"))
 			continue
 		}
-		if !r.Shards(ring.Informer(factory, res.object, res.lw, r.member, res.scope)) {
+		if !r.Shards(ring.Informer(factory, res.object, res.lw, r.member, res.scope.ringScope())) {
 			errs = append(errs, fmt.Errorf("the factory already has an informer of %T that is not sharded by ring %q: call Shard before anything asks the factory for it", res.object, r.Name()))
 		}
 	}

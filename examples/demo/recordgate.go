@@ -39,7 +39,9 @@ func (g *recordingGate) Admit(key string) (release func(), retryAfter time.Durat
 }
 
 // MaxReconcileTime passes on inner's bound, so that controller.New still
-// checks the controller's ReconcileTimeout against the ring's lease.
+// checks the controller's ReconcileTimeout against the ring's lease. inner
+// is always a ring's gate here; one without a bound would make every
+// timeout too long.
 func (g *recordingGate) MaxReconcileTime() time.Duration {
 	if b, ok := g.inner.(interface{ MaxReconcileTime() time.Duration }); ok {
 		return b.MaxReconcileTime()
