@@ -64,7 +64,7 @@ func (b *Builder[K]) checkSharding() []error {
 	if b.sharded {
 		ring = b.ring()
 	}
-	managers := b.ring()
+	mgrRing := b.ring()
 	var errs []error
 	for _, s := range b.sources() {
 		if s.informer == nil {
@@ -73,15 +73,15 @@ func (b *Builder[K]) checkSharding() []error {
 		switch {
 		case ring != nil && !ring.Shards(s.informer):
 			errs = append(errs, fmt.Errorf("%s: the informer is not sharded by ring %q: register its resource with sharding.Shard(factory, mgr.Ring(), ...) before anything asks the factory for it", s.what, ring.Name()))
-		case ring == nil && managers.Shards(s.informer):
-			errs = append(errs, fmt.Errorf("%s: the informer lists only the range of ring %q: call Sharded, or use an informer that is not sharded", s.what, managers.Name()))
+		case ring == nil && mgrRing.Shards(s.informer):
+			errs = append(errs, fmt.Errorf("%s: the informer lists only the range of ring %q: call Sharded, or use an informer that is not sharded", s.what, mgrRing.Name()))
 		}
 	}
 	if ring != nil {
 		opts, err := sharding.ControllerOptions(ring, b.opts, b.shardOf)
 		if err != nil {
 			if b.shardOf == nil && b.opts.Gate == nil {
-				err = fmt.Errorf("Sharded: %w: use ShardedBy", err)
+				err = fmt.Errorf("Sharded: %w (use ShardedBy)", err)
 			}
 			errs = append(errs, err)
 		}

@@ -2,7 +2,6 @@ package sharding
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/sharding/internal/ring"
@@ -59,7 +58,7 @@ func NewGate[K comparable](r *Ring, shardOf func(K) (namespace, name string)) (c
 	}
 	g, err := ring.KeyGate[K](r.member)
 	if err != nil {
-		return nil, fmt.Errorf("%w: pass shardOf", err)
+		return nil, err
 	}
 	return g, nil
 }
