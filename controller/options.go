@@ -105,9 +105,11 @@ type Options[K comparable] struct {
 
 	// Gate, when set, admits each key before its reconcile (see Gate):
 	// package controller/sharding's gates let each replica of a ring
-	// reconcile only its shard's keys. Sharded controllers usually set
-	// NoLeaderElection too, so that they run on every replica. Nil admits
-	// every key.
+	// reconcile only its shard's keys; sharding.ControllerOptions sets it
+	// with NoLeaderElection and ReconcileTimeout. A Gate with a method
+	// MaxReconcileTime() time.Duration (a ring's) needs a ReconcileTimeout
+	// that is positive and below what it returns: New refuses the options
+	// otherwise. Nil admits every key.
 	Gate Gate[K]
 
 	// Logger is the base of every log line and of each Reconcile's
@@ -206,6 +208,13 @@ func (o Options[K]) validate() error {
 	}
 	if o.DebounceMaxWait > 0 && o.Debounce <= 0 {
 		errs = append(errs, errors.New("DebounceMaxWait needs Debounce"))
+	}
+	// A shard ring's gate hands a key to another replica a lease margin
+	// after this one may have admitted it: a reconcile must end before.
+	if b, ok := o.Gate.(interface{ MaxReconcileTime() time.Duration }); ok {
+		if limit := b.MaxReconcileTime(); o.ReconcileTimeout <= 0 || o.ReconcileTimeout >= limit {
+			errs = append(errs, fmt.Errorf("the Gate admits each key for at most %s, so ReconcileTimeout must be positive and below it, got %s (sharding.ControllerOptions sets it)", limit, o.ReconcileTimeout))
+		}
 	}
 	return errors.Join(errs...)
 }

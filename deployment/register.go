@@ -19,7 +19,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlkit/ctrlkit/controller"
-	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/handler"
 )
 
@@ -71,17 +70,11 @@ type Options struct {
 // metadata and phase: on a factory of its own, TrimPod keeps the rest out.
 //
 // To run it sharded, as one replica of a ring (package controller/sharding),
-// shard the factory's informers of Resources(client) before calling it:
-//
-//	err := sharding.Shard(factory, mgr.Ring(), deployment.Resources(client)...)
-//
-// The controller then follows its informers' ring: it reconciles only the
-// keys the ring hands out (Controller.Gate defaults to
-// sharding.StringKeyGate; a Gate of one's own must admit only the ring's
-// keys, e.g. by wrapping that one), its reconciles time out after the
-// ring's ReconcileTimeout unless Controller.ReconcileTimeout is set, and it
-// runs on every replica, not on the leader alone. The three informers must
-// be sharded by one ring, or none.
+// wire it as any sharded controller: shard the factory's Deployment,
+// ReplicaSet and Pod informers with sharding.Shard before calling it, and
+// pass sharding.ControllerOptions(ring, ...) as Options.Controller. A
+// Deployment's ReplicaSets and Pods share its namespace, so its shard; the
+// Reconciler does not know it is sharded.
 //
 // Events enqueue Deployments as upstream's do: every Deployment event; a
 // ReplicaSet event wakes its owning Deployment (an orphan's create or label
@@ -107,9 +100,6 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 	// informer, and the controller knows an informer by the value passed to
 	// Watch: writes are recorded against those very values.
 	dShared, rsShared := dInformer.Informer(), rsInformer.Informer()
-	if err := shardedOptions(&copts, dShared, rsShared, podInformer.Informer()); err != nil {
-		return nil, nil, err
-	}
 	if err := AddPodControllerIndex(podInformer.Informer()); err != nil {
 		return nil, nil, fmt.Errorf("deployment: %w", err)
 	}
@@ -163,37 +153,6 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 		}
 	}
 	return ctrl, r, nil
-}
-
-// Resources are the resources NewController watches, listed across
-// namespaces with client: shard them in its factory to run it sharded.
-func Resources(client kubernetes.Interface) []sharding.Resource {
-	return []sharding.Resource{
-		sharding.ResourceOf(client.AppsV1().Deployments(metav1.NamespaceAll), sharding.Namespaced),
-		sharding.ResourceOf(client.AppsV1().ReplicaSets(metav1.NamespaceAll), sharding.Namespaced),
-		sharding.ResourceOf(client.CoreV1().Pods(metav1.NamespaceAll), sharding.Namespaced),
-	}
-}
-
-// shardedOptions makes copts a ring member's if the informers are
-// sharded: all by one ring, or none. A Deployment's ReplicaSets and Pods
-// share its namespace, so its shard.
-func shardedOptions(copts *controller.Options[string], deployments, replicaSets, pods cache.SharedIndexInformer) error {
-	ring := sharding.RingOf(deployments)
-	if sharding.RingOf(replicaSets) != ring || sharding.RingOf(pods) != ring {
-		return errors.New("deployment: the factory's Deployment, ReplicaSet and Pod informers must be sharded by one ring, or none: pass Resources(client) to sharding.Shard")
-	}
-	if ring == nil {
-		return nil
-	}
-	if copts.Gate == nil {
-		copts.Gate = sharding.StringKeyGate(ring)
-	}
-	copts.NoLeaderElection = true
-	if copts.ReconcileTimeout == 0 {
-		copts.ReconcileTimeout = ring.ReconcileTimeout()
-	}
-	return nil
 }
 
 // eventRules maps ReplicaSet and pod events to the keys of the Deployments

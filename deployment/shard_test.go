@@ -1,9 +1,8 @@
-package deployment
+package deployment_test
 
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -14,17 +13,25 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
+	"github.com/ctrlkit/ctrlkit/deployment"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
-// Over informers sharded by a ring, the controller caches and reconciles the Deployments
-// of its member's range only, on every replica rather than the leader.
-func TestNewControllerWithRingKeepsToItsRange(t *testing.T) {
+// A sharded Deployment controller is wired as any sharded controller
+// (sharding.Shard on its factory, sharding.ControllerOptions): it caches
+// and reconciles the Deployments of its member's range only, on every
+// replica rather than the leader. The deployment package knows nothing of
+// it.
+func TestShardedControllerKeepsToItsRange(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		halves := sharding.Assign(2)
-		mine, theirs := newDeployment("web", 2), newDeployment("web", 2)
-		mine.Namespace, theirs.Namespace = namespaceIn(t, halves[0]), namespaceIn(t, halves[1])
+		mine, theirs := exampleDeployment(), exampleDeployment()
+		// A ring of two members that balances no keys splits the hash
+		// space in halves, the lower one to the smaller ID.
+		mine.Namespace, theirs.Namespace = namespaceIn(t, 0), namespaceIn(t, 1)
 		env := controllertest.New(t, mine, theirs)
 
 		ctx, stop := context.WithCancel(env.Context())
@@ -34,14 +41,22 @@ func TestNewControllerWithRingKeepsToItsRange(t *testing.T) {
 		a, b := newTestRing(t, env, "a"), newTestRing(t, env, "b")
 		rings.Go(func() { _ = a.Run(ctx) })
 		rings.Go(func() { _ = b.Run(ctx) })
-		for !a.Serving().Equal(sharding.NewRanges(halves[0])) || !b.Serving().Equal(sharding.NewRanges(halves[1])) {
-			time.Sleep(100 * time.Millisecond)
-		}
+		testutil.Eventually(t, time.Minute, "a and b to serve a half each", testutil.True(func() bool {
+			return a.Serves(mine.Namespace, "") && !a.Serves(theirs.Namespace, "") && b.Serves(theirs.Namespace, "")
+		}))
 
-		if err := sharding.Shard(env.Informers, a, Resources(env.Client)...); err != nil {
+		if err := sharding.Shard(env.Informers, a,
+			sharding.ResourceOf(env.Client.AppsV1().Deployments(metav1.NamespaceAll), sharding.Namespaced),
+			sharding.ResourceOf(env.Client.AppsV1().ReplicaSets(metav1.NamespaceAll), sharding.Namespaced),
+			sharding.ResourceOf(env.Client.CoreV1().Pods(metav1.NamespaceAll), sharding.Namespaced),
+		); err != nil {
 			t.Fatal(err)
 		}
-		ctrl, _, err := NewController(env.Client, env.Informers, record.NewFakeRecorder(100), Options{})
+		copts, err := sharding.ControllerOptions(a, controller.Options[string]{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctrl, _, err := deployment.NewController(env.Client, env.Informers, record.NewFakeRecorder(100), deployment.Options{Controller: copts})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,8 +66,7 @@ func TestNewControllerWithRingKeepsToItsRange(t *testing.T) {
 		env.Start(ctrl)
 
 		// A key the controller sees before the ring has counted its
-		// object as listed comes back a little later (Listing): poll,
-		// for a virtual minute at most.
+		// object as listed comes back a little later (Listing): poll.
 		replicaSets := func(ns string) int {
 			rss, err := env.Client.AppsV1().ReplicaSets(ns).List(env.Context(), metav1.ListOptions{})
 			if err != nil {
@@ -60,10 +74,10 @@ func TestNewControllerWithRingKeepsToItsRange(t *testing.T) {
 			}
 			return len(rss.Items)
 		}
-		for i := 0; i < 600 && replicaSets(mine.Namespace) == 0; i++ {
-			time.Sleep(100 * time.Millisecond)
+		testutil.Eventually(t, time.Minute, "a ReplicaSet in "+mine.Namespace, testutil.True(func() bool {
 			synctest.Wait()
-		}
+			return replicaSets(mine.Namespace) > 0
+		}))
 		for _, d := range []struct {
 			ns     string
 			wantRS int
@@ -85,8 +99,9 @@ func TestNewControllerWithRingKeepsToItsRange(t *testing.T) {
 func newTestRing(t *testing.T, env *controllertest.Env, id string) *sharding.Ring {
 	t.Helper()
 	r, err := sharding.New(sharding.Options{
-		Client: env.Client, Namespace: "kube-system", Name: "deployments", ID: id,
-		LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond,
+		Name: "deployments",
+		Lease: lease.Config{Client: env.Client, Namespace: "kube-system", ID: id,
+			LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond},
 		Logger: logr.Discard(),
 	})
 	if err != nil {
@@ -95,32 +110,16 @@ func newTestRing(t *testing.T, env *controllertest.Env, id string) *sharding.Rin
 	return r
 }
 
-// namespaceIn returns a namespace name that hashes into r.
-func namespaceIn(t *testing.T, r sharding.Range) string {
+// namespaceIn returns a namespace name that hashes into the lower (half
+// 0) or upper (half 1) half of the hash space.
+func namespaceIn(t *testing.T, half uint64) string {
 	t.Helper()
 	for i := range 1000 {
 		ns := fmt.Sprintf("team-%d-apps", i)
-		if r.Contains(sharding.KeyHash(ns, "")) {
+		if sharding.KeyHash(ns, "")>>63 == half {
 			return ns
 		}
 	}
-	t.Fatalf("no namespace hashes into %v", r)
+	t.Fatalf("no namespace hashes into half %d", half)
 	return ""
-}
-
-// A factory with some of the controller's informers sharded and others
-// not would reconcile Deployments over a part of their ReplicaSets or
-// Pods: NewController refuses it.
-func TestNewControllerRefusesPartlyShardedInformers(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		env := controllertest.New(t)
-		ring := newTestRing(t, env, "a")
-		if err := sharding.Shard(env.Informers, ring, Resources(env.Client)[0]); err != nil {
-			t.Fatal(err)
-		}
-		_, _, err := NewController(env.Client, env.Informers, record.NewFakeRecorder(100), Options{})
-		if err == nil || !strings.Contains(err.Error(), "sharded by one ring, or none") {
-			t.Errorf("NewController = %v, want it to refuse", err)
-		}
-	})
 }

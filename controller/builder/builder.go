@@ -40,7 +40,6 @@ type Builder[K comparable] struct {
 
 	sharded bool                             // Sharded or ShardedBy
 	shardOf func(K) (namespace, name string) // ShardedBy's
-	gate    controller.Gate[K]               // the ring's, set by check when sharded
 }
 
 // source is one informer and the handler that maps its events.
@@ -125,7 +124,7 @@ func (b *Builder[K]) Build(r controller.Reconciler[K]) (*controller.Controller[K
 		return nil, err
 	}
 	b.built = true
-	c, err := controller.New(b.name, r, b.shardedOptions(b.opts))
+	c, err := controller.New(b.name, r, b.opts)
 	if err != nil {
 		return nil, err
 	}

@@ -57,17 +57,19 @@ func shardedManager(t *testing.T, client kubernetes.Interface, id string) (*mana
 	return mgr, factory
 }
 
-// namespacesIn returns n namespace names that hash into r.
-func namespacesIn(t *testing.T, r sharding.Range, n int) []string {
+// namespacesIn returns n namespace names that hash into half (0: the
+// lower half of the hash space, 1: the upper), the shares of a ring of
+// two members that balances no keys.
+func namespacesIn(t *testing.T, half uint64, n int) []string {
 	t.Helper()
 	var out []string
 	for i := 0; len(out) < n && i < 10000; i++ {
-		if ns := fmt.Sprintf("team-%d", i); r.Contains(sharding.KeyHash(ns, "")) {
+		if ns := fmt.Sprintf("team-%d", i); sharding.KeyHash(ns, "")>>63 == half {
 			out = append(out, ns)
 		}
 	}
 	if len(out) < n {
-		t.Fatalf("found %d namespaces in %v, want %d", len(out), r, n)
+		t.Fatalf("found %d namespaces in half %d, want %d", len(out), half, n)
 	}
 	return out
 }
@@ -77,11 +79,10 @@ func namespacesIn(t *testing.T, r sharding.Range, n int) []string {
 // leads.
 func TestShardedControllersSplitTheKeys(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		halves := sharding.Assign(2)
 		want := [2][]string{}
 		var objects []runtime.Object
-		for i, half := range halves {
-			for _, ns := range namespacesIn(t, half, 3) {
+		for i := range 2 {
+			for _, ns := range namespacesIn(t, uint64(i), 3) {
 				objects = append(objects, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}})
 				want[i] = append(want[i], ns+"/web")
 			}
@@ -181,6 +182,10 @@ func TestShardedRefusesInformersOfAnotherRing(t *testing.T) {
 	reconcile := controller.ReconcilerFunc[string](func(context.Context, string) (controller.Result, error) {
 		return controller.Result{}, nil
 	})
+	ringGate, err := sharding.NewGate[string](mgr.Ring(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		b    *builder.Builder[string]
@@ -192,17 +197,17 @@ func TestShardedRefusesInformersOfAnotherRing(t *testing.T) {
 			Owns(plain.Apps().V1().ReplicaSets().Informer()).
 			Watches(plain.Core().V1().Pods().Informer(), handler.Map(func(metav1.Object) []string { return nil })).
 			Sharded(),
-		want: []string{"Owns #1: the informer is not sharded", "Watches #1: the informer is not sharded"},
+		want: []string{"Owns #1: the informer is not sharded by ring", "Watches #1: the informer is not sharded by ring"},
 	}, {
 		name: "sharded informers without Sharded",
 		b: builder.ControllerManagedBy(mgr, "b", handler.ObjectKey).
 			For(factory.Apps().V1().Deployments().Informer(), deploymentGK, meta.RESTScopeNamespace),
-		want: []string{"For Deployment.apps: the informer lists only the range of shard-ring-test: call Sharded"},
+		want: []string{`For Deployment.apps: the informer lists only the range of ring "test": call Sharded`},
 	}, {
 		name: "a gate of its own",
 		b: builder.ControllerManagedBy(mgr, "c", handler.ObjectKey).
 			For(factory.Apps().V1().Deployments().Informer(), deploymentGK, meta.RESTScopeNamespace).
-			WithOptions(controller.Options[string]{Gate: sharding.StringKeyGate(mgr.Ring())}).
+			WithOptions(controller.Options[string]{Gate: ringGate}).
 			Sharded(),
 		want: []string{"the options have a Gate"},
 	}} {
@@ -220,7 +225,7 @@ func TestShardedRefusesInformersOfAnotherRing(t *testing.T) {
 	}
 
 	type key struct{ ns, name string }
-	_, err := builder.ControllerManagedBy(mgr, "d", func(o metav1.Object) key { return key{o.GetNamespace(), o.GetName()} }).
+	_, err = builder.ControllerManagedBy(mgr, "d", func(o metav1.Object) key { return key{o.GetNamespace(), o.GetName()} }).
 		For(factory.Apps().V1().Deployments().Informer(), deploymentGK, meta.RESTScopeNamespace).
 		Sharded().
 		Complete(controller.ReconcilerFunc[key](func(context.Context, key) (controller.Result, error) { return controller.Result{}, nil }))
@@ -261,7 +266,7 @@ func TestShardedWithoutARing(t *testing.T) {
 	if !c.NeedLeaderElection() {
 		t.Error("without a ring, the controller runs on every replica")
 	}
-	if sharding.RingOf(factory.Apps().V1().Deployments().Informer()) != nil {
+	if mgr.Ring().Shards(factory.Apps().V1().Deployments().Informer()) {
 		t.Error("without a ring, Shard sharded the informer")
 	}
 }

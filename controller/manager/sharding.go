@@ -27,7 +27,7 @@ type Sharding struct {
 	Ring string
 
 	// DrainTimeout is sharding.Options.DrainTimeout: zero means
-	// sharding.DefaultDrainTimeout.
+	// 30 s.
 	DrainTimeout time.Duration
 }
 
@@ -41,16 +41,11 @@ func (s *Sharding) BindFlags(fs FlagSet) {
 // ringOptions are the sharding.Options of o's ring; o.Lease is complete.
 func (o Options) ringOptions(registry prometheus.Registerer) sharding.Options {
 	return sharding.Options{
-		Name:          o.Sharding.Ring,
-		Client:        o.Lease.Client,
-		Namespace:     o.Lease.Namespace,
-		ID:            o.Lease.ID,
-		LeaseDuration: o.Lease.LeaseDuration,
-		RenewDeadline: o.Lease.RenewDeadline,
-		RetryPeriod:   o.Lease.RetryPeriod,
-		DrainTimeout:  o.Sharding.DrainTimeout,
-		Logger:        o.Logger,
-		Registry:      registry,
+		Name:         o.Sharding.Ring,
+		Lease:        o.Lease,
+		DrainTimeout: o.Sharding.DrainTimeout,
+		Logger:       o.Logger,
+		Registry:     registry,
 	}
 }
 
@@ -64,8 +59,14 @@ func (m *Manager) newRing() error {
 		return fmt.Errorf("manager: %w", err)
 	}
 	m.ring = ring
-	return m.Add(ring)
+	return m.Add(ringRunnable{ring})
 }
+
+// ringRunnable is the ring as a runnable named "shard-ring-" + its name,
+// so that it does not clash with a controller named as the ring.
+type ringRunnable struct{ *sharding.Ring }
+
+func (r ringRunnable) Name() string { return "shard-ring-" + r.Ring.Name() }
 
 // Ring is this replica's member of the ring of Options.Sharding, or nil
 // without one. The Manager runs it (it needs no leader election); pass it

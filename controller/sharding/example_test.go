@@ -4,42 +4,44 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-logr/logr/funcr"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 )
 
-// A member alone in its ring serves the whole hash space once it has run
-// two rounds: one to join and acknowledge, one to see its own
-// acknowledgement published. Run does the rounds in a real process.
-func ExampleRing() {
+// A sharded controller without a manager or builder: a ring, informers
+// that list and watch only its share, and the controller options that
+// make the handover safe. Run the ring, the factory and the controller
+// together (a manager does).
+func Example() {
 	client := fake.NewClientset()
 	ring, err := sharding.New(sharding.Options{
-		Client: client, Namespace: "kube-system", Name: "deployment-controller", ID: "replica-0",
-		Logger: funcr.New(func(string, string) {}, funcr.Options{}),
-		// The keys to balance. Left nil, the ring watches the cluster's
-		// namespaces, which needs Run; this example calls Sync by hand.
-		Keys: func() ([]sharding.Key, bool) {
-			return []sharding.Key{{Hash: sharding.KeyHash("default", ""), Weight: 1}}, true
-		},
+		Name:  "deployment-controller",
+		Lease: lease.Config{Client: client, Namespace: "kube-system", ID: "replica-0"},
 	})
 	if err != nil {
 		panic(err)
 	}
-	for range 2 {
-		if err := ring.Sync(context.Background()); err != nil {
-			panic(err)
-		}
+	factory := informers.NewSharedInformerFactory(client, 0)
+	if err := sharding.Shard(factory, ring,
+		sharding.ResourceOf(client.AppsV1().Deployments(""), sharding.Namespaced)); err != nil {
+		panic(err)
 	}
-	fmt.Println("members:", ring.Members())
-	fmt.Println("serving:", ring.Serving())
-
-	release, admission := ring.Acquire(sharding.KeyHash("default", "web"))
-	fmt.Println("default/web:", admission)
-	release()
+	opts, err := sharding.ControllerOptions(ring, controller.Options[string]{}, nil)
+	if err != nil {
+		panic(err)
+	}
+	c, err := controller.New("deployments", controller.ReconcilerFunc[string](
+		func(context.Context, string) (controller.Result, error) { return controller.Result{}, nil }), opts)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("on every replica:", !c.NeedLeaderElection())
+	fmt.Println("reconcile timeout:", opts.ReconcileTimeout)
 	// Output:
-	// members: [replica-0]
-	// serving: [0x0000000000000000, 0x10000000000000000)
-	// default/web: admitted
+	// on every replica: true
+	// reconcile timeout: 4s
 }

@@ -1,93 +1,64 @@
 package sharding
 
 import (
-	"fmt"
-	"time"
+	"errors"
 
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/cache"
+	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/sharding/internal/ring"
 )
 
-// Gate admits a controller's keys through a Ring: set it as the
-// controller's Options.Gate (it implements controller.Gate[K]). A key of
-// another member is dropped, since its owner has it; a key of this
-// member's range not handed over yet comes back after the ring's
-// RetryPeriod, one whose range the caches are still listing after
-// listingRetry; an admitted key counts as in flight on the ring until its
-// reconcile returns, so that the ring does not acknowledge a handover
-// while it runs.
-type Gate[K comparable] struct {
-	ring *Ring
-	hash func(K) (uint64, error)
-}
-
-// listingRetry is how soon a key comes back while the informers deliver
-// the list of a range the member has begun to serve. A handover takes
-// ring rounds (RetryPeriod, 2 s by default); a list and its delivery take
-// 0.1 to 0.5 s on a loaded two-core machine (TestShardedReplicas), and a
-// key retried after a RetryPeriod would wait up to 2 s more than that.
-const listingRetry = 100 * time.Millisecond
-
-// NewGate returns a Gate that finds a key's hash with hash, which must
-// agree with KeyHash of the objects the key stands for. A key whose hash
-// fails is dropped.
-func NewGate[K comparable](ring *Ring, hash func(K) (uint64, error)) *Gate[K] {
-	return &Gate[K]{ring: ring, hash: hash}
-}
-
-// StringKeyGate is the Gate of "namespace/name" (or "name") keys, as
-// handler.ObjectKey and cache.MetaNamespaceKeyFunc make them.
-func StringKeyGate(ring *Ring) *Gate[string] {
-	return NewGate(ring, func(key string) (uint64, error) {
-		ns, name, err := cache.SplitMetaNamespaceKey(key)
-		if err != nil {
-			return 0, err
-		}
-		return KeyHash(ns, name), nil
-	})
-}
-
-// NamespacedNameGate is the Gate of types.NamespacedName keys.
-func NamespacedNameGate(ring *Ring) *Gate[types.NamespacedName] {
-	return NewGate(ring, func(key types.NamespacedName) (uint64, error) {
-		return KeyHash(key.Namespace, key.Name), nil
-	})
-}
-
-// KeyGate is the Gate of K's keys when K is string ("namespace/name"
-// or "name" keys: StringKeyGate) or types.NamespacedName
-// (NamespacedNameGate): a key's shard is its namespace, or its name when
-// the namespace is empty (a cluster-scoped object), as KeyHash has it.
-// For another K it fails: use NewGate with the key's hash.
-func KeyGate[K comparable](ring *Ring) (*Gate[K], error) {
-	var g any
-	switch any(*new(K)).(type) {
-	case string:
-		g = StringKeyGate(ring)
-	case types.NamespacedName:
-		g = NamespacedNameGate(ring)
-	default:
-		return nil, fmt.Errorf("sharding: keys of type %T have no default shard: give the namespace and name of the object a key stands for", *new(K))
+// ControllerOptions returns base completed for a controller sharded by r:
+// a Gate that admits only the keys r serves, NoLeaderElection (every
+// replica runs the controller, for its share), and, unless base has one,
+// r.ReconcileTimeout. These three make the handover safe: without the
+// timeout a reconcile could outlive its member's fence and overlap the new
+// owner's reconcile of the same key, and controller.New refuses a
+// controller with a ring's Gate but no timeout below the lease margin.
+//
+// A key's shard is the object shardOf returns the namespace and name of
+// (see KeyHash). Nil shardOf handles "namespace/name" strings
+// (handler.ObjectKey, cache.MetaNamespaceKeyFunc) and types.NamespacedName;
+// for another K it is an error. base with a Gate of its own is an error
+// too. A nil r returns base unchanged, so that one program runs sharded or
+// not by a flag (manager.Options.Sharding):
+//
+//	opts, err := sharding.ControllerOptions(mgr.Ring(), controller.Options[string]{Workers: 5}, nil)
+//
+// Package builder's Sharded does this for a built controller.
+func ControllerOptions[K comparable](r *Ring, base controller.Options[K], shardOf func(K) (namespace, name string)) (controller.Options[K], error) {
+	if r == nil {
+		return base, nil
 	}
-	return g.(*Gate[K]), nil
-}
-
-// Admit reports whether key may be reconciled now; see Gate.
-func (g *Gate[K]) Admit(key K) (release func(), retryAfter time.Duration, ok bool) {
-	h, err := g.hash(key)
+	if base.Gate != nil {
+		return base, errors.New("sharding: the options have a Gate, and a sharded controller needs the ring's")
+	}
+	gate, err := NewGate(r, shardOf)
 	if err != nil {
-		g.ring.log.Error(err, "Dropping a key that has no shard", "key", key)
-		return nil, 0, false
+		return base, err
 	}
-	release, a := g.ring.Acquire(h)
-	switch a {
-	case Admitted:
-		return release, 0, true
-	case Pending:
-		return nil, g.ring.opts.RetryPeriod, false
-	case Listing:
-		return nil, listingRetry, false
-	default:
-		return nil, 0, false
+	base.Gate, base.NoLeaderElection = gate, true
+	if base.ReconcileTimeout == 0 {
+		base.ReconcileTimeout = r.ReconcileTimeout()
 	}
+	return base, nil
+}
+
+// NewGate is r's Gate of K's keys, the one ControllerOptions sets; shardOf
+// is as there. Wrap it to observe admissions (a demo recording who
+// reconciled what); a wrapper keeps the timeout check of controller.New
+// only if it passes on MaxReconcileTime. A key of another member is
+// dropped, since its owner has it; a key of r's share not handed over yet
+// comes back later; an admitted key counts as in flight on r until its
+// reconcile returns, so that r hands nothing over while it runs.
+func NewGate[K comparable](r *Ring, shardOf func(K) (namespace, name string)) (controller.Gate[K], error) {
+	if shardOf != nil {
+		return ring.NewGate(r.member, func(key K) (uint64, error) {
+			return ring.KeyHash(shardOf(key)), nil
+		}), nil
+	}
+	g, err := ring.KeyGate[K](r.member)
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
 }

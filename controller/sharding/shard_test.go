@@ -1,25 +1,43 @@
 package sharding_test
 
 import (
+	"context"
 	goruntime "runtime"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 	"weak"
 
+	"github.com/go-logr/logr/testr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
+
+func newRing(t *testing.T, client kubernetes.Interface, id string) *sharding.Ring {
+	t.Helper()
+	r, err := sharding.New(sharding.Options{
+		Name: "test",
+		Lease: lease.Config{Client: client, Namespace: "kube-system", ID: id,
+			LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond},
+		Logger: testr.NewWithOptions(t, testr.Options{Verbosity: 2}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
 
 // widget is a custom resource's Go type.
 type widget struct {
@@ -35,16 +53,19 @@ func (w *widget) DeepCopyObject() runtime.Object {
 
 var widgets = typed.Resource{Group: "example.ctrlkit.dev", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
 
-// namespaceIn returns a namespace name that hashes into r.
-func namespaceIn(t *testing.T, r sharding.Range) string {
-	t.Helper()
+// splitNamespaces returns a namespace a serves and b does not, and one b
+// serves and a does not, once the two members have split the ring.
+func splitNamespaces(a, b *sharding.Ring) (mine, theirs string, ok bool) {
 	for i := range 1000 {
-		if ns := "team-" + string(rune('a'+i%26)) + strings.Repeat("x", i/26); r.Contains(sharding.KeyHash(ns, "")) {
-			return ns
+		ns := "team-" + string(rune('a'+i%26)) + strings.Repeat("x", i/26)
+		switch {
+		case a.Serves(ns, "") && !b.Serves(ns, "") && mine == "":
+			mine = ns
+		case b.Serves(ns, "") && !a.Serves(ns, "") && theirs == "":
+			theirs = ns
 		}
 	}
-	t.Fatalf("no namespace hashes into %v", r)
-	return ""
+	return mine, theirs, mine != "" && theirs != ""
 }
 
 // Shard registers sharded informers of client-go and custom resources in
@@ -52,22 +73,30 @@ func namespaceIn(t *testing.T, r sharding.Range) string {
 // cache holds only the member's range.
 func TestShardRegistersInformersOfTheRange(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		halves := sharding.Assign(2)
-		mine, theirs := namespaceIn(t, halves[0]), namespaceIn(t, halves[1])
+		client := fake.NewClientset()
+		a, b := newRing(t, client, "a"), newRing(t, client, "b")
+		ctx, cancel := context.WithCancel(t.Context())
+		var wg sync.WaitGroup
+		factory := informers.NewSharedInformerFactory(client, 0)
+		defer func() {
+			cancel()
+			factory.Shutdown()
+			wg.Wait()
+		}()
+		wg.Go(func() { _ = a.Run(ctx) })
+		wg.Go(func() { _ = b.Run(ctx) })
+		var mine, theirs string
+		testutil.Eventually(t, time.Minute, "the two members to split the ring", testutil.True(func() bool {
+			var ok bool
+			mine, theirs, ok = splitNamespaces(a, b)
+			return ok && len(a.Members()) == 2
+		}))
 		custom, err := controllertest.NewTypedClient(widgets,
 			&widget{ObjectMeta: metav1.ObjectMeta{Namespace: mine, Name: "w"}},
 			&widget{ObjectMeta: metav1.ObjectMeta{Namespace: theirs, Name: "w"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		client := fake.NewClientset()
-		a, b := newRing(t, client, "a"), newRing(t, client, "b")
-		m, _ := runMembers(t, client, a, b)
-		defer m.stop()
-		ctx, factory := m.ctx, m.factory
-		waitFor(t, "the two members to serve a half each", func() bool {
-			return a.Serving().Equal(sharding.NewRanges(halves[0])) && b.Serving().Equal(sharding.NewRanges(halves[1]))
-		})
 
 		if err := sharding.Shard(factory, a,
 			sharding.ResourceOf(client.AppsV1().Deployments(""), sharding.Namespaced),
@@ -75,24 +104,24 @@ func TestShardRegistersInformersOfTheRange(t *testing.T) {
 		); err != nil {
 			t.Fatal(err)
 		}
-		if got := sharding.RingOf(factory.Apps().V1().Deployments().Informer()); got != a {
-			t.Errorf("the factory's Deployment informer belongs to %v, want ring a", got)
+		if !a.Shards(factory.Apps().V1().Deployments().Informer()) {
+			t.Error("the factory's Deployment informer is not ring a's")
+		}
+		if b.Shards(factory.Apps().V1().Deployments().Informer()) {
+			t.Error("the factory's Deployment informer is ring b's")
 		}
 		informer := factory.InformerFor(&widget{}, func(kubernetes.Interface, time.Duration) cache.SharedIndexInformer {
 			t.Fatal("Shard did not register the Widget informer")
 			return nil
 		})
-		if sharding.RingOf(informer) != a || sharding.RingOfInformer(informer) != a {
-			t.Error("RingOf the Widget informer is not ring a")
+		if !a.Shards(informer) {
+			t.Error("the Widget informer is not ring a's")
 		}
 		factory.Start(ctx.Done())
-		waitFor(t, "the Widget cache to hold its range", func() bool {
+		testutil.Eventually(t, time.Minute, "the Widget cache to hold its range", testutil.True(func() bool {
 			keys := informer.GetStore().ListKeys()
 			return len(keys) == 1 && keys[0] == mine+"/w"
-		})
-		if keys := informer.GetStore().ListKeys(); len(keys) != 1 || keys[0] != mine+"/w" {
-			t.Errorf("cached %v, want only %s/w", keys, mine)
-		}
+		}))
 	})
 }
 
@@ -107,55 +136,33 @@ func TestShardRefusesWhatItCannotShard(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "already has an informer of *v1.Deployment") || !strings.Contains(err.Error(), "zero Resource") {
 		t.Errorf("Shard = %v, want it to name the unsharded Deployment informer and the zero Resource", err)
 	}
-	if sharding.RingOf(plain) != nil {
+	if ring.Shards(plain) {
 		t.Error("an informer the factory made is sharded")
 	}
 	other := informers.NewSharedInformerFactory(client, 0)
 	if err := sharding.Shard(other, nil, sharding.ResourceOf(client.AppsV1().ReplicaSets(""), sharding.Namespaced)); err != nil {
 		t.Errorf("Shard without a ring = %v", err)
 	}
-	if sharding.RingOf(other.Apps().V1().ReplicaSets().Informer()) != nil {
+	if ring.Shards(other.Apps().V1().ReplicaSets().Informer()) {
 		t.Error("without a ring, Shard sharded an informer")
 	}
-	if sharding.RingOf(nil) != nil || sharding.RingOfInformer(nil) != nil {
-		t.Error("RingOf(nil) is a ring")
-	}
-}
-
-// KeyGate knows the shard of namespace/name strings and NamespacedNames,
-// and of no other key; ReconcileTimeout is 4/5 of the handover margin.
-func TestKeyGateAndReconcileTimeout(t *testing.T) {
-	ring := newRing(t, fake.NewClientset(), "a")
-	if _, err := sharding.KeyGate[string](ring); err != nil {
-		t.Error(err)
-	}
-	if _, err := sharding.KeyGate[types.NamespacedName](ring); err != nil {
-		t.Error(err)
-	}
-	if _, err := sharding.KeyGate[int](ring); err == nil || !strings.Contains(err.Error(), "keys of type int have no default shard") {
-		t.Errorf("KeyGate[int] = %v, want an error", err)
-	}
-	// newRing: LeaseDuration 3s, RenewDeadline 2s.
-	if got := ring.ReconcileTimeout(); got != 800*time.Millisecond {
-		t.Errorf("ReconcileTimeout = %v, want 800ms", got)
+	if ring.Shards(nil) || (*sharding.Ring)(nil).Shards(plain) {
+		t.Error("Shards(nil), or a nil ring's Shards, is true")
 	}
 }
 
 // A ring and the informers it shards are garbage once the program drops
-// them: what RingOf keeps to answer must not hold their caches (a process
-// that makes a manager per test, or anew after losing its leadership).
+// them: nothing process-wide holds them (a process that makes a manager
+// per test, or anew after losing its leadership).
 func TestDroppedRingIsCollected(t *testing.T) {
 	client := fake.NewClientset()
-	ring, err := sharding.New(sharding.Options{Client: client, Namespace: "kube-system", Name: "test", ID: "a", Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ring := newRing(t, client, "a")
 	factory := informers.NewSharedInformerFactory(client, 0)
 	if err := sharding.Shard(factory, ring, sharding.ResourceOf(client.AppsV1().Deployments(""), sharding.Namespaced)); err != nil {
 		t.Fatal(err)
 	}
-	if sharding.RingOf(factory.Apps().V1().Deployments().Informer()) != ring {
-		t.Fatal("RingOf the sharded informer is not its ring")
+	if !ring.Shards(factory.Apps().V1().Deployments().Informer()) {
+		t.Fatal("the sharded informer is not its ring's")
 	}
 	dropped := weak.Make(ring)
 	ring, factory = nil, nil

@@ -9,8 +9,6 @@ import (
 	"text/tabwriter"
 
 	appsv1 "k8s.io/api/apps/v1"
-
-	"github.com/ctrlkit/ctrlkit/controller/sharding"
 )
 
 // shardRow is one namespace of the sharded demo as the ownership table
@@ -27,13 +25,16 @@ type shardRow struct {
 	Progress     string
 }
 
-// ownersOf are the replicas, of those in serving (replica ID → the range it
-// serves), whose range holds namespace ns, sorted.
-func ownersOf(ns string, serving map[string]sharding.Ranges) []string {
-	h := sharding.KeyHash(ns, "")
+// serves tells, by replica ID, whether the replica serves a namespace now
+// (its ring's Serves).
+type serves map[string]func(namespace string) bool
+
+// ownersOf are the replicas, of those in s, that serve namespace ns,
+// sorted.
+func ownersOf(ns string, s serves) []string {
 	var owners []string
-	for id, r := range serving {
-		if r.Contains(h) {
+	for id, serves := range s {
+		if serves(ns) {
 			owners = append(owners, id)
 		}
 	}
@@ -98,18 +99,17 @@ func renderOwnership(out io.Writer, rows []shardRow) error {
 // replicaRow is one replica in the sharded demo's final summary.
 type replicaRow struct {
 	ID         string
-	Serving    sharding.Ranges
-	Namespaces []string // of those the demo made, the ones in Serving
+	Namespaces []string // of those the demo made, the ones it serves
 }
 
-// replicaRows summarises, for each replica, the range it serves now and
-// which of namespaces are in it.
-func replicaRows(namespaces []string, serving map[string]sharding.Ranges) []replicaRow {
-	rows := make([]replicaRow, 0, len(serving))
-	for _, id := range slices.Sorted(maps.Keys(serving)) {
-		row := replicaRow{ID: id, Serving: serving[id]}
+// replicaRows summarises, for each replica, which of namespaces it serves
+// now.
+func replicaRows(namespaces []string, s serves) []replicaRow {
+	rows := make([]replicaRow, 0, len(s))
+	for _, id := range slices.Sorted(maps.Keys(s)) {
+		row := replicaRow{ID: id}
 		for _, ns := range namespaces {
-			if row.Serving.Contains(sharding.KeyHash(ns, "")) {
+			if s[id](ns) {
 				row.Namespaces = append(row.Namespaces, ns)
 			}
 		}
@@ -121,13 +121,13 @@ func replicaRows(namespaces []string, serving map[string]sharding.Ranges) []repl
 // renderReplicas writes rows as a table, indented by two spaces.
 func renderReplicas(out io.Writer, rows []replicaRow) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 3, ' ', 0)
-	fmt.Fprintln(tw, "  REPLICA\tSERVES\tSHARE\tNAMESPACES")
+	fmt.Fprintln(tw, "  REPLICA\tSHARE\tNAMESPACES")
 	for _, r := range rows {
 		names := strings.Join(r.Namespaces, ", ")
 		if names == "" {
 			names = "-"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%.1f%%\t%s\n", r.ID, r.Serving, 100*r.Serving.Fraction(), names)
+		fmt.Fprintf(tw, "  %s\t%d\t%s\n", r.ID, len(r.Namespaces), names)
 	}
 	return tw.Flush()
 }

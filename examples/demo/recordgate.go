@@ -38,6 +38,17 @@ func (g *recordingGate) Admit(key string) (release func(), retryAfter time.Durat
 	return release, retryAfter, ok
 }
 
+// MaxReconcileTime passes on inner's bound, so that controller.New still
+// checks the controller's ReconcileTimeout against the ring's lease. inner
+// is always a ring's gate here; one without a bound would make every
+// timeout too long.
+func (g *recordingGate) MaxReconcileTime() time.Duration {
+	if b, ok := g.inner.(interface{ MaxReconcileTime() time.Duration }); ok {
+		return b.MaxReconcileTime()
+	}
+	return 0
+}
+
 // reconciled reports whether a key of namespace ns has been admitted.
 func (g *recordingGate) reconciled(ns string) bool {
 	g.mu.Lock()

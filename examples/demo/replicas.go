@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/deployment"
 	"github.com/ctrlkit/ctrlkit/handler"
@@ -55,22 +56,32 @@ func startReplica(ctx context.Context, cfg *rest.Config, ringNS, id string) (*re
 		return nil, err
 	}
 	ring, err := sharding.New(sharding.Options{
-		Client: client, Namespace: ringNS, Name: ringName, ID: id,
-		LeaseDuration: ringLeaseDuration, RenewDeadline: ringRenewDeadline,
-		RetryPeriod: ringRetryPeriod, DrainTimeout: ringDrainTimeout,
-		Logger: funcr.New(func(prefix, args string) {}, funcr.Options{}),
+		Name: ringName,
+		Lease: lease.Config{Client: client, Namespace: ringNS, ID: id,
+			LeaseDuration: ringLeaseDuration, RenewDeadline: ringRenewDeadline, RetryPeriod: ringRetryPeriod},
+		DrainTimeout: ringDrainTimeout,
+		Logger:       funcr.New(func(prefix, args string) {}, funcr.Options{}),
 	})
 	if err != nil {
 		return nil, err
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(handler.StripManagedFields))
-	if err := sharding.Shard(factory, ring, deployment.Resources(client)...); err != nil {
+	if err := sharding.Shard(factory, ring,
+		sharding.ResourceOf(client.AppsV1().Deployments(metav1.NamespaceAll), sharding.Namespaced),
+		sharding.ResourceOf(client.AppsV1().ReplicaSets(metav1.NamespaceAll), sharding.Namespaced),
+		sharding.ResourceOf(client.CoreV1().Pods(metav1.NamespaceAll), sharding.Namespaced),
+	); err != nil {
 		return nil, err
 	}
-	gate := newRecordingGate(sharding.StringKeyGate(ring))
+	copts, err := sharding.ControllerOptions(ring, controller.Options[string]{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	gate := newRecordingGate(copts.Gate)
+	copts.Gate = gate
 	stop, err := runController(ctx, client, factory, metav1.NamespaceAll,
 		corev1.EventSource{Component: eventComponent, Host: id},
-		deployment.Options{Controller: controller.Options[string]{Gate: gate}}, ring.Run)
+		deployment.Options{Controller: copts}, ring.Run)
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: %w", id, err)
 	}
@@ -102,40 +113,40 @@ func stopReplicas(replicas []*replica) error {
 	return errors.Join(errs...)
 }
 
-// serving is the ranges each replica serves now, by ID.
-func serving(replicas []*replica) map[string]sharding.Ranges {
-	m := make(map[string]sharding.Ranges, len(replicas))
+// serving tells which namespaces each replica serves now, by ID.
+func serving(replicas []*replica) serves {
+	m := make(serves, len(replicas))
 	for _, r := range replicas {
-		m[r.id] = r.ring.Serving()
+		m[r.id] = func(ns string) bool { return r.ring.Serves(ns, "") }
 	}
 	return m
 }
 
-// ringFormed reports whether every replica sees all of them, holds the
-// same assignment as the others, and serves all of its ranges in it.
-func ringFormed(replicas []*replica) bool {
-	id := ""
+// ringFormed reports whether every replica sees all of them and each of
+// namespaces is served by exactly one replica.
+func ringFormed(replicas []*replica, namespaces []string) bool {
 	for _, r := range replicas {
-		a := r.ring.Assignment()
-		target, _ := r.ring.Target()
-		switch {
-		case len(r.ring.Members()) != len(replicas), len(a.Members()) != len(replicas),
-			id != "" && a.ID() != id, target.Empty(), !r.ring.Serving().Equal(target):
+		if len(r.ring.Members()) != len(replicas) {
 			return false
 		}
-		id = a.ID()
+	}
+	s := serving(replicas)
+	for _, ns := range namespaces {
+		if len(ownersOf(ns, s)) != 1 {
+			return false
+		}
 	}
 	return true
 }
 
 // waitForRing polls the replicas (in-process, cheap) until the ring has
-// formed, or timeout passes.
-func waitForRing(ctx context.Context, replicas []*replica, timeout time.Duration) error {
+// formed over namespaces, or timeout passes.
+func waitForRing(ctx context.Context, replicas []*replica, namespaces []string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	for !ringFormed(replicas) {
+	for !ringFormed(replicas, namespaces) {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("the ring of %d replicas did not form within %s", len(replicas), timeout)

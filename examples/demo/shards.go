@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubesharding "k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-
-	"github.com/ctrlkit/ctrlkit/controller/sharding"
 )
 
 // shardNamespaces are the sharded demo's namespaces, --namespaces of them
@@ -64,19 +62,20 @@ func demoShards(ctx context.Context, cfg *rest.Config, f flags) (err error) {
 	}
 	defer func() {
 		fmt.Printf("\nStopping the %d replicas (each drains, then releases its Lease)...\n", len(replicas))
-		err = errors.Join(err, stopReplicas(replicas))
-		// Left is safe to read now: each ring's Run has returned.
-		if !slices.ContainsFunc(replicas, func(r *replica) bool { return !r.ring.Left() }) {
+		stopErr := stopReplicas(replicas)
+		// A ring's Run returns nil once it has left and released its Lease.
+		if stopErr == nil {
 			fmt.Printf("All %d replicas have left the ring and released their Leases.\n", len(replicas))
 		}
+		err = errors.Join(err, stopErr)
 	}()
-	if err := waitForRing(ctx, replicas, ringFormTimeout); err != nil {
+	if err := waitForRing(ctx, replicas, namespaces, ringFormTimeout); err != nil {
 		return err
 	}
 	fmt.Printf("Deployment controller: ctrlkit's, %d sharded replicas in this process; ring %q formed in %s (Leases in namespace %s):\n",
 		len(replicas), ringName, time.Since(began).Round(10*time.Millisecond), ringNS.Name)
-	for _, r := range replicas {
-		fmt.Printf("  %s serves %s\n", r.id, r.ring.Serving())
+	if err := renderReplicas(os.Stdout, replicaRows(namespaces, serving(replicas))); err != nil {
+		return err
 	}
 	if honoured, err := serverShards(ctx, client); err != nil {
 		return err
@@ -124,7 +123,10 @@ func demoShards(ctx context.Context, cfg *rest.Config, f flags) (err error) {
 // ListMeta.ShardInfo.
 func serverShards(ctx context.Context, client kubernetes.Interface) (bool, error) {
 	list, err := client.AppsV1().Deployments(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
-		ShardSelector: sharding.FullRange.Selector(sharding.NamespaceField).String(), Limit: 1,
+		ShardSelector: kubesharding.NewSelector(kubesharding.ShardRangeRequirement{
+			Key: "object.metadata.namespace", Start: "0x0000000000000000", End: "0x10000000000000000",
+		}).String(),
+		Limit: 1,
 	})
 	if err != nil {
 		return false, fmt.Errorf("list with a shard selector: %w", err)

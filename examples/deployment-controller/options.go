@@ -44,7 +44,7 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 		"The number of deployment objects that are allowed to sync concurrently. Larger number = more responsive deployments, but more CPU (and network) load")
 	// --shard-ring: the manager's ring, whose Leases live in the leader
 	// election namespace, with the leader election's timings, which also
-	// bound each reconcile (sharding.Ring.ReconcileTimeout).
+	// bound each reconcile (sharding.ControllerOptions).
 	o.Manager.Sharding.BindFlags(fss.FlagSet("sharding"))
 	fss.FlagSet("deployment controller").DurationVar(&o.Debounce, "debounce", o.Debounce,
 		"If positive, reconcile a Deployment only once its events have been quiet for this long, so that a burst of events gives one sync: fewer syncs and writes for this much more latency. 0 syncs at each event, as kube-controller-manager does.")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
@@ -41,10 +42,18 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*
 		informers.WithTransform(trimCache))
 	copts := o.controllerOptions()
 	copts.Logger, copts.Registry = klog.FromContext(ctx), mgr.Registry()
-	// With --shard-ring, the manager runs a ring, and the controller's
-	// informers list and watch only this replica's namespaces; the
-	// controller follows them. Without, Shard does nothing.
-	if err := sharding.Shard(factory, mgr.Ring(), deployment.Resources(client)...); err != nil {
+	// With --shard-ring, the manager runs a ring: the controller's
+	// informers list and watch only this replica's namespaces, and the
+	// controller admits only their keys, on every replica, each reconcile
+	// bounded by the ring's lease. Without, both calls change nothing.
+	if err := sharding.Shard(factory, mgr.Ring(),
+		sharding.ResourceOf(client.AppsV1().Deployments(metav1.NamespaceAll), sharding.Namespaced),
+		sharding.ResourceOf(client.AppsV1().ReplicaSets(metav1.NamespaceAll), sharding.Namespaced),
+		sharding.ResourceOf(client.CoreV1().Pods(metav1.NamespaceAll), sharding.Namespaced),
+	); err != nil {
+		return nil, err
+	}
+	if copts, err = sharding.ControllerOptions(mgr.Ring(), copts, nil); err != nil {
 		return nil, err
 	}
 	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{Controller: copts})

@@ -89,7 +89,7 @@ func TestShardedCRDOperator(t *testing.T) {
 		}
 		serving := map[string]bool{}
 		for _, l := range list.Items {
-			if s := l.Annotations[sharding.ServingAnnotation]; s != "" && s != sharding.FullRange.String() && s != sharding.EmptyRange.String() {
+			if s := l.Annotations[servingAnnotation]; s != "" && s != fullRange && s != emptyRange {
 				serving[s] = true
 			}
 		}
@@ -177,7 +177,7 @@ func ringAssignment(t *testing.T, client kubernetes.Interface, namespace string)
 		t.Fatal(err)
 	}
 	for _, l := range list.Items {
-		if a := l.Annotations[sharding.AssignmentAnnotation]; a != "" {
+		if a := l.Annotations[assignmentAnnotation]; a != "" {
 			return a
 		}
 	}

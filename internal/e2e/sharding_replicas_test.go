@@ -5,10 +5,10 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -211,12 +211,12 @@ func (s *shardedRun) start(name string) *shardReplica {
 	return r
 }
 
-// waitServing waits until the Leases of members say that they serve
-// their ranges in the coordinator's assignment (on the Lease of the member
-// with the smallest ID), which assigns the hash space to exactly these
-// members, each Lease written after since; it returns when that was first
-// seen, and the assignment.
-func (s *shardedRun) waitServing(members []*shardReplica, since time.Time, timeout time.Duration, what string) (time.Time, sharding.Assignment) {
+// waitServing waits until the Leases of members, each written after
+// since, say that they serve their ranges in the coordinator's assignment
+// (on the Lease of the member with the smallest ID), which assigns the
+// hash space to exactly these members; it returns when that was first
+// seen, and who serves what.
+func (s *shardedRun) waitServing(members []*shardReplica, since time.Time, timeout time.Duration, what string) (time.Time, ownership) {
 	s.t.Helper()
 	ids := make([]string, len(members))
 	for i, m := range members {
@@ -224,36 +224,50 @@ func (s *shardedRun) waitServing(members []*shardReplica, since time.Time, timeo
 	}
 	slices.Sort(ids)
 	var at time.Time
-	var assignment sharding.Assignment
+	var owners ownership
 	eventually(s.t, timeout, what, func(ctx context.Context) (bool, error) {
 		leases, err := s.client.CoordinationV1().Leases(s.leases).List(ctx, metav1.ListOptions{LabelSelector: sharding.RingLabel + "=" + shardRing})
 		if err != nil {
 			return false, err
 		}
 		now := time.Now()
-		serving, published := map[string]string{}, map[string]string{}
+		o, published := ownership{}, map[string]string{}
 		for _, l := range leases.Items {
-			if l.Spec.HolderIdentity != nil && l.Spec.RenewTime != nil && l.Spec.RenewTime.After(since) {
-				serving[*l.Spec.HolderIdentity] = l.Annotations[sharding.ServingAnnotation]
-				published[*l.Spec.HolderIdentity] = l.Annotations[sharding.AssignmentAnnotation]
+			if l.Spec.HolderIdentity == nil || l.Spec.RenewTime == nil || !l.Spec.RenewTime.After(since) {
+				continue
 			}
+			id := *l.Spec.HolderIdentity
+			rs, err := parseServing(l.Annotations[servingAnnotation])
+			if err != nil {
+				return false, err
+			}
+			if len(rs) > 0 {
+				o[id] = rs
+			}
+			published[id] = l.Annotations[assignmentAnnotation]
 		}
-		a, err := sharding.ParseAssignment(published[ids[0]])
+		if got := slices.Sorted(maps.Keys(o)); !slices.Equal(got, ids) {
+			return false, fmt.Errorf("members %v serve, want %v", got, ids)
+		}
+		assigned, err := parseAssignment(published[ids[0]])
 		if err != nil {
-			return false, err
+			return false, fmt.Errorf("the coordinator %s: %w", ids[0], err)
 		}
-		if !slices.Equal(a.Members(), ids) {
-			return false, fmt.Errorf("the coordinator %s assigns %v, want %v", ids[0], a.Members(), ids)
+		if got := slices.Sorted(maps.Keys(assigned)); !slices.Equal(got, ids) {
+			return false, fmt.Errorf("the coordinator %s assigns %v, want %v", ids[0], got, ids)
 		}
 		for _, id := range ids {
-			if want := a.RangesOf(id).String(); serving[id] != want {
-				return false, fmt.Errorf("member %s serves %q, want %s", id, serving[id], want)
+			if o[id].String() != assigned[id].String() {
+				return false, fmt.Errorf("member %s serves %s, want %s", id, o[id], assigned[id])
 			}
 		}
-		at, assignment = now, a
+		if err := o.partition(); err != nil {
+			return false, err
+		}
+		at, owners = now, o
 		return true, nil
 	})
-	return at, assignment
+	return at, owners
 }
 
 // addNamespaces creates the namespaces team-from … team-to, deleted when
@@ -280,10 +294,10 @@ func (s *shardedRun) addNamespaces(from, to int) []string {
 }
 
 // moved counts the run's namespaces whose member differs in a and b.
-func (s *shardedRun) moved(a, b sharding.Assignment) int {
+func (s *shardedRun) moved(a, b ownership) int {
 	n := 0
 	for _, ns := range s.namespaces {
-		if h := sharding.KeyHash(ns, ""); a.Owner(h) != b.Owner(h) {
+		if a.ownerOf(ns) != b.ownerOf(ns) {
 			n++
 		}
 	}
@@ -295,11 +309,11 @@ func (s *shardedRun) moved(a, b sharding.Assignment) int {
 // that no replica holds more than shardMaxShare of them. On a control
 // plane shared with other tests, the ring balances all the namespaces,
 // theirs too, and a replica's share of the run's alone is not bounded.
-func (s *shardedRun) checkShares(replicas []*shardReplica, a sharding.Assignment) {
+func (s *shardedRun) checkShares(replicas []*shardReplica, a ownership) {
 	s.t.Helper()
 	held := map[string]int{}
 	for _, ns := range s.namespaces {
-		held[a.Owner(sharding.KeyHash(ns, ""))] += shardPerNS
+		held[a.ownerOf(ns)] += shardPerNS
 	}
 	total := len(s.namespaces) * shardPerNS
 	s.t.Logf("the run's %d Deployments by replica: %v", total, held)
@@ -332,7 +346,7 @@ func (s *shardedRun) waitBalanced(replicas []*shardReplica) {
 			return math.NaN()
 		}
 		imbalance, rebalances, moved = value("ctrlkit_shard_ring_imbalance"), value("ctrlkit_shard_rebalances_total"), value("ctrlkit_shard_moved_keys_total")
-		if !(imbalance <= sharding.DefaultHysteresis) {
+		if !(imbalance <= defaultHysteresis) {
 			return false, fmt.Errorf("imbalance %v", imbalance)
 		}
 		return true, nil
@@ -417,7 +431,7 @@ func (s *shardedRun) waitRolloutStarted(r *shardReplica, image string) {
 		if err != nil {
 			return false, err
 		}
-		serving, err := parseServing(lease.Annotations[sharding.ServingAnnotation])
+		serving, err := parseServing(lease.Annotations[servingAnnotation])
 		if err != nil {
 			return false, err
 		}
@@ -432,27 +446,6 @@ func (s *shardedRun) waitRolloutStarted(r *shardReplica, image string) {
 		}
 		return false, fmt.Errorf("no ReplicaSet of %s yet in %s's range %s", image, r.name, serving)
 	})
-}
-
-// parseServing reads ServingAnnotation: ranges "[0x..., 0x...)" joined
-// by " ∪ ", or "[)".
-func parseServing(v string) (sharding.Ranges, error) {
-	if v == "[)" {
-		return nil, nil
-	}
-	var rs []sharding.Range
-	for _, part := range strings.Split(v, " ∪ ") {
-		start, end, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(part, "["), ")"), ", ")
-		if !ok {
-			return nil, fmt.Errorf("serving annotation %q", v)
-		}
-		r, err := parseRange(start, end)
-		if err != nil {
-			return nil, err
-		}
-		rs = append(rs, r)
-	}
-	return sharding.NewRanges(rs...), nil
 }
 
 // checkReplicaSets checks that each Deployment has exactly one ReplicaSet
@@ -491,7 +484,7 @@ func (s *shardedRun) checkReplicaSets() {
 
 // cacheReport is what one replica's /metrics says of its ring member.
 type cacheReport struct {
-	target   sharding.Ranges
+	target   hashRanges
 	serving  float64            // share of the hash space served
 	assigned float64            // share of the hash space in target
 	cached   map[string]float64 // by resource
@@ -503,7 +496,7 @@ func (s *shardedRun) report(ctx context.Context, r *shardReplica) (cacheReport, 
 		return cacheReport{}, err
 	}
 	rep := cacheReport{cached: map[string]float64{}}
-	var target []sharding.Range
+	var target hashRanges
 	for _, m := range families["ctrlkit_shard_range_info"].GetMetric() {
 		l := labelsOf(m)
 		r, err := parseRange(l["start"], l["end"])
@@ -512,7 +505,7 @@ func (s *shardedRun) report(ctx context.Context, r *shardReplica) (cacheReport, 
 		}
 		target = append(target, r)
 	}
-	rep.target = sharding.NewRanges(target...)
+	rep.target = target
 	if f := families["ctrlkit_shard_serving_fraction"]; f != nil && len(f.GetMetric()) == 1 {
 		rep.serving = f.GetMetric()[0].GetGauge().GetValue()
 	}
@@ -527,22 +520,6 @@ func (s *shardedRun) report(ctx context.Context, r *shardReplica) (cacheReport, 
 		rep.cached[l["resource"]] = m.GetGauge().GetValue()
 	}
 	return rep, nil
-}
-
-// parseRange reads ctrlkit_shard_range_info's start and end labels.
-func parseRange(start, end string) (sharding.Range, error) {
-	first, err := strconv.ParseUint(strings.TrimPrefix(start, "0x"), 16, 64)
-	if err != nil {
-		return sharding.EmptyRange, fmt.Errorf("range start %q: %w", start, err)
-	}
-	if end == "0x10000000000000000" {
-		return sharding.Range{Start: first, Last: math.MaxUint64}, nil
-	}
-	after, err := strconv.ParseUint(strings.TrimPrefix(end, "0x"), 16, 64)
-	if err != nil || after == 0 {
-		return sharding.EmptyRange, fmt.Errorf("range end %q: %v", end, err)
-	}
-	return sharding.Range{Start: first, Last: after - 1}, nil
 }
 
 // waitCaches waits until each replica's caches hold exactly the objects

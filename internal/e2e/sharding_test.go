@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -12,9 +13,11 @@ import (
 	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubesharding "k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 )
 
@@ -56,18 +59,21 @@ func testShardedInformer(t *testing.T, client kubernetes.Interface, serverShards
 		slices.Sort(kept)
 		return slices.Compact(kept)
 	}
-	in := func(r interface{ Contains(uint64) bool }) []string {
+	in := func(contains func(ns string) bool) []string {
 		var kept []string
 		for _, ns := range namespaces {
-			if r.Contains(sharding.KeyHash(ns, "")) {
+			if contains(ns) {
 				kept = append(kept, ns)
 			}
 		}
 		return kept
 	}
 
-	half := sharding.Assign(2)[0]
-	selector := half.Selector(sharding.NamespaceField).String()
+	// The lower half of the hash space, as the API server's shard
+	// selector syntax has it.
+	selector := kubesharding.NewSelector(kubesharding.ShardRangeRequirement{
+		Key: "object.metadata.namespace", Start: "0x0000000000000000", End: "0x8000000000000000",
+	}).String()
 	list, err := client.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{ShardSelector: selector, FieldSelector: "metadata.name=sharded"})
 	if err != nil {
 		t.Fatalf("list with %q: %v", selector, err)
@@ -76,11 +82,12 @@ func testShardedInformer(t *testing.T, client kubernetes.Interface, serverShards
 	for _, cm := range list.Items {
 		listed = append(listed, cm.Namespace)
 	}
+	lowerHalf := func(ns string) bool { return sharding.KeyHash(ns, "") < 1<<63 }
 	if serverShards {
 		if list.ShardInfo == nil || list.ShardInfo.Selector != selector {
 			t.Fatalf("ShardInfo = %+v, want the selector echoed: the server did not shard", list.ShardInfo)
 		}
-		if got, want := ours(listed), in(half); !slices.Equal(got, want) {
+		if got, want := ours(listed), in(lowerHalf); !slices.Equal(got, want) {
 			t.Fatalf("sharded list holds %v, want %v", got, want)
 		}
 	} else if list.ShardInfo != nil || !slices.Equal(ours(listed), namespaces) {
@@ -89,8 +96,9 @@ func testShardedInformer(t *testing.T, client kubernetes.Interface, serverShards
 
 	newRing := func(id string) *sharding.Ring {
 		r, err := sharding.New(sharding.Options{
-			Client: client, Namespace: leases, Name: "e2e", ID: id,
-			LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 200 * time.Millisecond,
+			Name: "e2e",
+			Lease: lease.Config{Client: client, Namespace: leases, ID: id,
+				LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 200 * time.Millisecond},
 			Logger: testr.New(t),
 		})
 		if err != nil {
@@ -110,8 +118,10 @@ func testShardedInformer(t *testing.T, client kubernetes.Interface, serverShards
 		factory.Shutdown()
 		wg.Wait()
 	}()
-	informer := sharding.Informer(factory, &corev1.ConfigMap{},
-		sharding.FromClient[*corev1.ConfigMapList](client.CoreV1().ConfigMaps("")), a, sharding.Namespaced)
+	if err := sharding.Shard(factory, a, sharding.ResourceOf(client.CoreV1().ConfigMaps(""), sharding.Namespaced)); err != nil {
+		t.Fatal(err)
+	}
+	informer := factory.Core().V1().ConfigMaps().Informer()
 	factory.Start(runCtx.Done())
 	cached := func() []string {
 		var got []string
@@ -120,15 +130,20 @@ func testShardedInformer(t *testing.T, client kubernetes.Interface, serverShards
 		}
 		return ours(got)
 	}
+	aServes := func(ns string) bool { return a.Serves(ns, "") }
 	// The ring cuts where the cluster's namespaces are: a holds about
 	// half of them, whichever half of the hash space that takes.
 	eventually(t, 30*time.Second, "a's cache to hold its share", func(context.Context) (bool, error) {
-		target, _ := a.Target()
-		return len(a.Assignment().Members()) == 2 && a.Serving().Equal(target) && !target.Equal(sharding.NewRanges(sharding.FullRange)) &&
-			slices.Equal(cached(), in(target)), nil
+		for _, ns := range namespaces {
+			if a.Serves(ns, "") == b.Serves(ns, "") {
+				return false, fmt.Errorf("namespace %s: a serves it %v, b %v; want exactly one", ns, a.Serves(ns, ""), b.Serves(ns, ""))
+			}
+		}
+		mine := in(aServes)
+		return len(a.Members()) == 2 && len(mine) < len(namespaces) && slices.Equal(cached(), mine), nil
 	})
 	stopB()
 	eventually(t, 30*time.Second, "a's cache to hold everything once b has left", func(context.Context) (bool, error) {
-		return a.Serving().Equal(sharding.NewRanges(sharding.FullRange)) && slices.Equal(cached(), namespaces), nil
+		return slices.Equal(in(aServes), namespaces) && slices.Equal(cached(), namespaces), nil
 	})
 }

@@ -27,7 +27,7 @@ const (
 	// in a ring, for the ring to hand out every range: a few rounds.
 	readyTimeout = 2 * time.Minute
 	// stopGrace is how long a process may take to leave after SIGTERM:
-	// the ring's drain bound (sharding.DefaultDrainTimeout) and some.
+	// the ring's drain bound (30 s by default: sharding.Options.DrainTimeout) and some.
 	stopGrace = 45 * time.Second
 )
 

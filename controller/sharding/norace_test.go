@@ -1,5 +1,0 @@
-//go:build !race
-
-package sharding_test
-
-const raceEnabled = false
