@@ -107,7 +107,7 @@ func New[K comparable](name string, r Reconciler[K], opts Options[K]) (*Controll
 		reconcileTimeout:   opts.ReconcileTimeout,
 		shutdownTimeout:    orDefault(opts.ShutdownTimeout, DefaultShutdownTimeout),
 		recoverPanic:       !opts.DisablePanicRecovery,
-		needLeaderElection: !opts.NoLeaderElection,
+		needLeaderElection: opts.NeedLeaderElection == nil || *opts.NeedLeaderElection,
 		gate:               opts.Gate,
 		ignoreWrites:       opts.DisableReadYourWrites,
 		delayClock:         clock.RealClock{},
@@ -184,7 +184,7 @@ func (c *Controller[K]) WatchedInformers() []cache.SharedInformer {
 }
 
 // NeedLeaderElection reports whether the controller must only run on the
-// elected leader: true unless Options.NoLeaderElection.
+// elected leader: Options.NeedLeaderElection, true unless set to false.
 func (c *Controller[K]) NeedLeaderElection() bool { return c.needLeaderElection }
 
 // Watch registers h on informer, so that the informer's events add keys to

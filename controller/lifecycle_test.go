@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
@@ -52,7 +53,7 @@ func TestAccessors(t *testing.T) {
 	q := workqueue.New(workqueue.Options[string]{})
 	defer q.ShutDown()
 	r := &controllertest.Recorder[string]{}
-	c, err := controller.New("mine", controller.Reconciler[string](r), controller.Options[string]{Queue: q, NoLeaderElection: true})
+	c, err := controller.New("mine", controller.Reconciler[string](r), controller.Options[string]{Queue: q, NeedLeaderElection: ptr.To(false)})
 	if err != nil {
 		t.Fatal(err)
 	}

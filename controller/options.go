@@ -99,14 +99,17 @@ type Options[K comparable] struct {
 	// backoff, as if Reconcile had returned an error.
 	DisablePanicRecovery bool
 
-	// NoLeaderElection lets the controller run on every replica rather than
-	// only on the elected leader (see NeedLeaderElection).
-	NoLeaderElection bool
+	// NeedLeaderElection says whether the controller runs only on the
+	// elected leader (the Manager's leader election). Nil means true;
+	// ptr.To(false) runs it on every replica. controller-runtime's name and
+	// polarity: the Manager's LeaderElection.Enabled, this option and the
+	// Runnable's NeedLeaderElection method all say "leader election is on".
+	NeedLeaderElection *bool
 
 	// Gate, when set, admits each key before its reconcile (see Gate):
 	// package controller/sharding's gates let each replica of a ring
 	// reconcile only its shard's keys; sharding.ControllerOptions sets it
-	// with NoLeaderElection and ReconcileTimeout. A Gate with a method
+	// with NeedLeaderElection false and ReconcileTimeout. A Gate with a method
 	// MaxReconcileTime() time.Duration (a ring's) needs a ReconcileTimeout
 	// that is positive and below what it returns: New refuses the options
 	// otherwise. Nil admits every key.

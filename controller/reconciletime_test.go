@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/workqueue"
@@ -79,7 +80,7 @@ func TestWorkersTimeEachReconcile(t *testing.T) {
 				close(allDone)
 			}
 			return controller.Result{}, nil
-		}), controller.Options[string]{Registry: reg, Clock: clk, NoLeaderElection: true})
+		}), controller.Options[string]{Registry: reg, Clock: clk, NeedLeaderElection: ptr.To(false)})
 		if err != nil {
 			t.Fatal(err)
 		}

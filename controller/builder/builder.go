@@ -137,7 +137,7 @@ func (b *Builder[K]) Build(r controller.Reconciler[K]) (*controller.Controller[K
 }
 
 // Complete builds the controller and adds it to the manager, which runs it
-// (behind leader election unless Options.NoLeaderElection or Sharded) and starts the
+// (behind leader election unless Options.NeedLeaderElection is false, or Sharded) and starts the
 // informers of the factories added to it with AddInformerFactory. Every
 // informer the builder watches is requested from its factory here, before
 // the manager's Run starts the factories, so it starts with them; after Run

@@ -25,7 +25,7 @@ type RingHolder interface {
 // cluster-scoped object): keys must be "namespace/name" strings
 // (handler.ObjectKey) or types.NamespacedName; use ShardedBy for others.
 // The controller's Options become what sharding.ControllerOptions makes of
-// them: the ring's Gate, NoLeaderElection, and, unless set, the ring's
+// them: the ring's Gate, NeedLeaderElection false, and, unless set, the ring's
 // ReconcileTimeout; a Gate of their own is refused.
 //
 // Without a ring (Options.Sharding.Ring empty, or no manager) Sharded

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
@@ -30,8 +31,8 @@ func TestControllerOptionsBoundReconcilesByTheLease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opts.Gate == nil || !opts.NoLeaderElection || opts.Workers != 2 {
-		t.Errorf("options %+v: want the ring's gate, NoLeaderElection and the base's Workers", opts)
+	if opts.Gate == nil || opts.NeedLeaderElection == nil || *opts.NeedLeaderElection || opts.Workers != 2 {
+		t.Errorf("options %+v: want the ring's gate, NeedLeaderElection false and the base's Workers", opts)
 	}
 	if opts.ReconcileTimeout <= 0 || opts.ReconcileTimeout >= margin {
 		t.Errorf("ReconcileTimeout %s, want positive and below LeaseDuration − RenewDeadline = %s", opts.ReconcileTimeout, margin)
@@ -50,7 +51,7 @@ func TestControllerOptionsBoundReconcilesByTheLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, timeout := range []time.Duration{0, margin, time.Minute} {
-		_, err := controller.New("sharded", noop, controller.Options[string]{Gate: gate, NoLeaderElection: true, ReconcileTimeout: timeout})
+		_, err := controller.New("sharded", noop, controller.Options[string]{Gate: gate, NeedLeaderElection: ptr.To(false), ReconcileTimeout: timeout})
 		if err == nil || !strings.Contains(err.Error(), "ReconcileTimeout must be positive and below it") {
 			t.Errorf("ReconcileTimeout %s: controller.New = %v, want it refused", timeout, err)
 		}
@@ -76,7 +77,7 @@ func TestControllerOptionsKeysAndRefusals(t *testing.T) {
 		t.Errorf("a base with a Gate: %v, want it refused", err)
 	}
 	base := controller.Options[string]{Workers: 3}
-	if got, err := sharding.ControllerOptions(nil, base, nil); err != nil || got.Gate != nil || got.NoLeaderElection || got.ReconcileTimeout != 0 {
+	if got, err := sharding.ControllerOptions(nil, base, nil); err != nil || got.Gate != nil || got.NeedLeaderElection != nil || got.ReconcileTimeout != 0 {
 		t.Errorf("without a ring: %+v, %v; want the base unchanged", got, err)
 	}
 }

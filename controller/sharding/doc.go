@@ -29,7 +29,7 @@
 // Without the builder (deployment.NewController, or a controller built by
 // hand), Shard the factory the same way and build the controller with
 // ControllerOptions(ring, opts, nil): it sets the ring's Gate,
-// NoLeaderElection and a ReconcileTimeout derived from the lease. Without
+// NeedLeaderElection false and a ReconcileTimeout derived from the lease. Without
 // a manager, create the Ring with New and run it next to the controller.
 //
 // # Keys

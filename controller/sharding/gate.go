@@ -3,12 +3,14 @@ package sharding
 import (
 	"errors"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/sharding/internal/ring"
 )
 
 // ControllerOptions returns base completed for a controller sharded by r:
-// a Gate that admits only the keys r serves, NoLeaderElection (every
+// a Gate that admits only the keys r serves, NeedLeaderElection false (every
 // replica runs the controller, for its share), and, unless base has one,
 // r.ReconcileTimeout. These three make the handover safe: without the
 // timeout a reconcile could outlive its member's fence and overlap the new
@@ -36,7 +38,7 @@ func ControllerOptions[K comparable](r *Ring, base controller.Options[K], shardO
 	if err != nil {
 		return base, err
 	}
-	base.Gate, base.NoLeaderElection = gate, true
+	base.Gate, base.NeedLeaderElection = gate, ptr.To(false)
 	if base.ReconcileTimeout == 0 {
 		base.ReconcileTimeout = r.ReconcileTimeout()
 	}
