@@ -11,12 +11,12 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
 	"github.com/ctrlkit/ctrlkit/examples/internal/manifesttest"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
 // scenario is a cluster in which one pass over each Deployment exercises
@@ -88,16 +88,6 @@ func startManager(t *testing.T, client *fake.Clientset, args ...string) (addr fu
 	return mgr.HealthProbeAddr, stop
 }
 
-// waitFor polls cond until it holds or 30 s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 30*time.Second, true,
-		func(context.Context) (bool, error) { return cond(), nil })
-	if err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
-	}
-}
-
 func seen(client *fake.Clientset, want manifesttest.Request) bool {
 	return slices.ContainsFunc(client.Actions(), func(a k8stesting.Action) bool {
 		return manifesttest.RequestOf(a) == want
@@ -109,33 +99,33 @@ func TestManagerRunsTheDeploymentController(t *testing.T) {
 	addr, stop := startManager(t, client)
 
 	ctx := context.Background()
-	waitFor(t, "the rollback to revision 1", func() bool {
+	testutil.Eventually(t, 30*time.Second, "the rollback to revision 1", testutil.True(func() bool {
 		d, err := client.AppsV1().Deployments("default").Get(ctx, "rollback", metav1.GetOptions{})
 		return err == nil && d.Spec.Template.Spec.Containers[0].Image == "app:v1" && d.Annotations["deprecated.deployment.rollback.to"] == ""
-	})
-	waitFor(t, "the scale-up to 3", func() bool {
+	}))
+	testutil.Eventually(t, 30*time.Second, "the scale-up to 3", testutil.True(func() bool {
 		rs, err := client.AppsV1().ReplicaSets("default").Get(ctx, "scaled-cur", metav1.GetOptions{})
 		return err == nil && *rs.Spec.Replicas == 3
-	})
-	waitFor(t, "a new ReplicaSet for rolling", func() bool {
+	}))
+	testutil.Eventually(t, 30*time.Second, "a new ReplicaSet for rolling", testutil.True(func() bool {
 		list, err := client.AppsV1().ReplicaSets("default").List(ctx, metav1.ListOptions{LabelSelector: "app=rolling"})
 		return err == nil && len(list.Items) == 2
-	})
-	waitFor(t, "the paused Deployment's history to be cleaned up", func() bool {
+	}))
+	testutil.Eventually(t, 30*time.Second, "the paused Deployment's history to be cleaned up", testutil.True(func() bool {
 		list, err := client.AppsV1().ReplicaSets("default").List(ctx, metav1.ListOptions{LabelSelector: "app=paused"})
 		return err == nil && len(list.Items) == 1 && list.Items[0].Name == "paused-cur"
-	})
+	}))
 
 	// The endpoints answer, and the Lease names this process.
 	for _, path := range []string{"/healthz", "/readyz"} {
-		waitFor(t, path+" to answer ok", func() bool {
+		testutil.Eventually(t, 30*time.Second, path+" to answer ok", testutil.True(func() bool {
 			resp, err := http.Get("http://" + addr() + path)
 			if err != nil {
 				return false
 			}
 			resp.Body.Close()
 			return resp.StatusCode == http.StatusOK
-		})
+		}))
 	}
 	lease, err := client.CoordinationV1().Leases("ctrlkit-system").Get(ctx, "ctrlkit-deployment-controller", metav1.GetOptions{})
 	if err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
@@ -184,7 +174,7 @@ func TestRBACCoversExactlyWhatTheControllerDoes(t *testing.T) {
 		{Group: "coordination.k8s.io", Resource: "leases", Verb: "create"},
 		{Group: "coordination.k8s.io", Resource: "leases", Verb: "list"},
 	} {
-		waitFor(t, want.String(), func() bool { return seen(client, want) })
+		testutil.Eventually(t, 30*time.Second, want.String(), testutil.True(func() bool { return seen(client, want) }))
 	}
 	if err := stop(); err != nil { // releases the Lease: one more update
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
 const stuckLabel = envtest.StuckLabel
@@ -30,7 +31,7 @@ func TestControlPlaneRunsUpstreamDeployment(t *testing.T) {
 	if _, err := client.AppsV1().Deployments(ns).Create(t.Context(), spec.build(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "the deployment to become available", rolloutComplete(client, ns, "web"))
+	testutil.Eventually(t, time.Minute, "the deployment to become available", rolloutComplete(client, ns, "web"))
 
 	pods, err := client.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{})
 	if err != nil {
@@ -71,16 +72,16 @@ func TestStuckPodNeverBecomesReady(t *testing.T) {
 	get := func(ctx context.Context, name string) (*corev1.Pod, error) {
 		return client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 	}
-	eventually(t, time.Minute, "the unlabelled pod to become Ready", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, time.Minute, "the unlabelled pod to become Ready", func(ctx context.Context) (bool, error) {
 		p, err := get(ctx, "fine")
 		return err == nil && podReady(p), err
 	})
-	eventually(t, time.Minute, "the stuck pod to be scheduled", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, time.Minute, "the stuck pod to be scheduled", func(ctx context.Context) (bool, error) {
 		p, err := get(ctx, "stuck")
 		return err == nil && p.Spec.NodeName != "", err
 	})
 	// Longer than any pod takes to become Ready here.
-	consistently(t, 3*(podReadyDelay+podReadyJitter), "the stuck pod staying unready", func(ctx context.Context) error {
+	testutil.Consistently(t, 3*(podReadyDelay+podReadyJitter), "the stuck pod staying unready", func(ctx context.Context) error {
 		p, err := get(ctx, "stuck")
 		if err != nil {
 			return err

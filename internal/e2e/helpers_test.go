@@ -39,46 +39,6 @@ func newNamespace(t *testing.T, client kubernetes.Interface) string {
 	return ns.Name
 }
 
-// eventually polls cond until it returns true, failing the test with the last
-// reason when timeout passes. cond's error is a reason to keep waiting,
-// not to stop.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), timeout)
-	defer cancel()
-	ticker := time.NewTicker(100 * time.Millisecond)
-	defer ticker.Stop()
-	var last error
-	for {
-		ok, err := cond(ctx)
-		if ok {
-			return
-		}
-		if err != nil {
-			last = err
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out after %s waiting for %s (last: %v)", timeout, what, last)
-		case <-ticker.C:
-		}
-	}
-}
-
-// consistently checks that cond holds every poll for the whole of d. It
-// asserts a lasting state, e.g. that a stuck pod stays unready; it is not a
-// way to wait for something to happen.
-func consistently(t *testing.T, d time.Duration, what string, cond func(ctx context.Context) error) {
-	t.Helper()
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
-		if err := cond(t.Context()); err != nil {
-			t.Fatalf("%s stopped holding: %v", what, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // deploymentSpec describes a test Deployment.
 type deploymentSpec struct {
 	name           string

@@ -28,6 +28,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/handler"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
 // Short leases, so that a failover takes seconds. The retry period is well
@@ -123,7 +124,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 				t.Fatal("neither candidate was elected within 30s")
 			}
 			t.Logf("%s leads", leader.id)
-			eventually(t, 30*time.Second, leader.id+" to reconcile every key a few times", func(context.Context) (bool, error) {
+			testutil.Eventually(t, 30*time.Second, leader.id+" to reconcile every key a few times", func(context.Context) (bool, error) {
 				return act.minPerKey(leader.id, keys) >= 3, nil
 			})
 			if leader.exited() {
@@ -145,7 +146,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 					t.Fatalf("%s: Run after cancel = %v, want nil", leader.id, err)
 				}
 			}
-			eventually(t, tc.atMost+10*time.Second, standby.id+" to take over and reconcile every key a few times", func(context.Context) (bool, error) {
+			testutil.Eventually(t, tc.atMost+10*time.Second, standby.id+" to take over and reconcile every key a few times", func(context.Context) (bool, error) {
 				return act.minPerKey(standby.id, keys) >= 3, nil
 			})
 			standby.stop()
@@ -177,7 +178,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 			// What the API server saw: each ConfigMap written by the first
 			// leader, then by the second, and never by the first again. The
 			// watch may lag behind the last writes.
-			eventually(t, 30*time.Second, "the watch to show "+standby.id+"'s writes to every ConfigMap", func(context.Context) (bool, error) {
+			testutil.Eventually(t, 30*time.Second, "the watch to show "+standby.id+"'s writes to every ConfigMap", func(context.Context) (bool, error) {
 				seqs := writes()
 				for i := range keys {
 					if seq := seqs[fmt.Sprintf("target-%d", i)]; !slices.Contains(seq, standby.id) {

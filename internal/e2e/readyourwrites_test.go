@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/ctrlkit/ctrlkit/controller"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
 // lateWatchDelay is how late the controller's informers see watch events:
@@ -82,13 +83,13 @@ func rollOut20(t *testing.T, client kubernetes.Interface, ns string) {
 		}
 		return true, nil
 	}
-	eventually(t, 2*time.Minute, "20 Deployments available", allComplete)
+	testutil.Eventually(t, 2*time.Minute, "20 Deployments available", allComplete)
 	for _, name := range names {
 		updateDeployment(t, client, ns, name, func(d *appsv1.Deployment) {
 			d.Spec.Template.Spec.Containers[0].Image = "nginx:2"
 		})
 	}
-	eventually(t, 2*time.Minute, "20 rollouts complete", allComplete)
+	testutil.Eventually(t, 2*time.Minute, "20 rollouts complete", allComplete)
 }
 
 // startLateController runs our Deployment controller on namespace ns until

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/internal/childproc"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -129,7 +130,7 @@ func (p *process) tail(n int) string {
 func (p *process) findInOutput(t *testing.T, timeout time.Duration, what string, pattern *regexp.Regexp) string {
 	t.Helper()
 	var found string
-	eventually(t, timeout, p.name+" to log "+what, func(context.Context) (bool, error) {
+	testutil.Eventually(t, timeout, p.name+" to log "+what, func(context.Context) (bool, error) {
 		if m := pattern.FindSubmatch(p.output()); m != nil {
 			found = string(m[1])
 			return true, nil

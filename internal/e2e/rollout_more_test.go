@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ctrlkit/ctrlkit/deployment"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
 // revisionKey is the annotation holding a ReplicaSet's (and a
@@ -33,14 +34,14 @@ func TestRolloverScalesDownInterruptedReplicaSet(t *testing.T) {
 		spec := deploymentSpec{name: "rollover", replicas: 4, image: "app:v1",
 			maxSurge: intstr.FromInt32(2), maxUnavailable: intstr.FromInt32(0)}
 		createDeployment(t, client, ns, spec)
-		eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
 
 		// v2's pods never become Ready: its rollout cannot finish by itself.
 		updateDeployment(t, client, ns, spec.name, func(d *appsv1.Deployment) {
 			d.Spec.Template.Spec.Containers[0].Image = "app:v2"
 			d.Spec.Template.Labels[stuckLabel] = "true"
 		})
-		eventually(t, rolloutTimeout, "the v2 ReplicaSet to be scaled up", func(ctx context.Context) (bool, error) {
+		testutil.Eventually(t, rolloutTimeout, "the v2 ReplicaSet to be scaled up", func(ctx context.Context) (bool, error) {
 			wanted, err := replicasByImage(ctx, client, ns, spec.name)
 			if err != nil {
 				return false, err
@@ -55,8 +56,8 @@ func TestRolloverScalesDownInterruptedReplicaSet(t *testing.T) {
 			d.Spec.Template.Spec.Containers[0].Image = "app:v3"
 			delete(d.Spec.Template.Labels, stuckLabel)
 		})
-		eventually(t, rolloutTimeout, "the rollout to v3", rolloutComplete(client, ns, spec.name))
-		eventually(t, rolloutTimeout, "only v3 to keep replicas and pods", func(ctx context.Context) (bool, error) {
+		testutil.Eventually(t, rolloutTimeout, "the rollout to v3", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "only v3 to keep replicas and pods", func(ctx context.Context) (bool, error) {
 			rss, err := ownedReplicaSets(ctx, client, ns, spec.name)
 			if err != nil {
 				return false, err
@@ -102,14 +103,14 @@ func TestLegacyRollbackAnnotation(t *testing.T) {
 		spec := deploymentSpec{name: "rollback", replicas: 3, image: "app:v1",
 			maxSurge: intstr.FromInt32(1), maxUnavailable: intstr.FromInt32(0)}
 		createDeployment(t, client, ns, spec)
-		eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
 		first := replicaSetWithImage(t, client, ns, spec.name, "app:v1")
 		if first.Annotations[revisionKey] != "1" {
 			t.Fatalf("first ReplicaSet has revision %q, want 1", first.Annotations[revisionKey])
 		}
 
 		updateDeployment(t, client, ns, spec.name, setImage("app:v2"))
-		eventually(t, rolloutTimeout, "the rollout to v2", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the rollout to v2", rolloutComplete(client, ns, spec.name))
 
 		updateDeployment(t, client, ns, spec.name, func(d *appsv1.Deployment) {
 			if d.Annotations == nil {
@@ -117,7 +118,7 @@ func TestLegacyRollbackAnnotation(t *testing.T) {
 			}
 			d.Annotations[appsv1.DeprecatedRollbackTo] = "1"
 		})
-		eventually(t, rolloutTimeout, "the template of revision 1, annotation cleared", func(ctx context.Context) (bool, error) {
+		testutil.Eventually(t, rolloutTimeout, "the template of revision 1, annotation cleared", func(ctx context.Context) (bool, error) {
 			d, err := client.AppsV1().Deployments(ns).Get(ctx, spec.name, metav1.GetOptions{})
 			if err != nil {
 				return false, err
@@ -132,8 +133,8 @@ func TestLegacyRollbackAnnotation(t *testing.T) {
 			}
 			return true, nil
 		})
-		eventually(t, rolloutTimeout, "the rollback rollout", rolloutComplete(client, ns, spec.name))
-		eventually(t, rolloutTimeout, "a DeploymentRollback event", func(ctx context.Context) (bool, error) {
+		testutil.Eventually(t, rolloutTimeout, "the rollback rollout", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "a DeploymentRollback event", func(ctx context.Context) (bool, error) {
 			events, err := client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return false, err
@@ -150,7 +151,7 @@ func TestLegacyRollbackAnnotation(t *testing.T) {
 			return false, fmt.Errorf("events of the Deployment: %v", reasons)
 		})
 
-		eventually(t, rolloutTimeout, "the revision-1 ReplicaSet to be reused at revision 3", func(ctx context.Context) (bool, error) {
+		testutil.Eventually(t, rolloutTimeout, "the revision-1 ReplicaSet to be reused at revision 3", func(ctx context.Context) (bool, error) {
 			rss, err := ownedReplicaSets(ctx, client, ns, spec.name)
 			if err != nil {
 				return false, err
@@ -212,12 +213,12 @@ func TestRevisionHistoryLimit(t *testing.T) {
 		if _, err := client.AppsV1().Deployments(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("create deployment: %v", err)
 		}
-		eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
 		for _, image := range []string{"app:v2", "app:v3", "app:v4"} {
 			updateDeployment(t, client, ns, spec.name, setImage(image))
-			eventually(t, rolloutTimeout, "the rollout to "+image, rolloutComplete(client, ns, spec.name))
+			testutil.Eventually(t, rolloutTimeout, "the rollout to "+image, rolloutComplete(client, ns, spec.name))
 		}
-		eventually(t, rolloutTimeout, "old ReplicaSets beyond the limit to be deleted", func(ctx context.Context) (bool, error) {
+		testutil.Eventually(t, rolloutTimeout, "old ReplicaSets beyond the limit to be deleted", func(ctx context.Context) (bool, error) {
 			list, err := client.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return false, err
@@ -245,7 +246,7 @@ func TestOrphanedReplicaSetIsAdopted(t *testing.T) {
 		spec := deploymentSpec{name: "orphan", replicas: 3, image: "app:v1",
 			maxSurge: intstr.FromInt32(1), maxUnavailable: intstr.FromInt32(0)}
 		createDeployment(t, client, ns, spec)
-		eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
 		rs := replicaSetWithImage(t, client, ns, spec.name, "app:v1")
 		pods := podUIDs(t, client, ns)
 		if len(pods) != int(spec.replicas) {
@@ -256,7 +257,7 @@ func TestOrphanedReplicaSetIsAdopted(t *testing.T) {
 		if err := client.AppsV1().Deployments(ns).Delete(t.Context(), spec.name, metav1.DeleteOptions{PropagationPolicy: &orphan}); err != nil {
 			t.Fatalf("delete deployment: %v", err)
 		}
-		eventually(t, rolloutTimeout, "the Deployment gone and its ReplicaSet orphaned", func(ctx context.Context) (bool, error) {
+		testutil.Eventually(t, rolloutTimeout, "the Deployment gone and its ReplicaSet orphaned", func(ctx context.Context) (bool, error) {
 			if _, err := client.AppsV1().Deployments(ns).Get(ctx, spec.name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				return false, fmt.Errorf("deployment still there (get: %v)", err)
 			}
@@ -271,7 +272,7 @@ func TestOrphanedReplicaSetIsAdopted(t *testing.T) {
 		})
 
 		d := createDeployment(t, client, ns, spec)
-		eventually(t, rolloutTimeout, "the new Deployment to adopt the ReplicaSet", func(ctx context.Context) (bool, error) {
+		testutil.Eventually(t, rolloutTimeout, "the new Deployment to adopt the ReplicaSet", func(ctx context.Context) (bool, error) {
 			got, err := client.AppsV1().ReplicaSets(ns).Get(ctx, rs.Name, metav1.GetOptions{})
 			if err != nil {
 				return false, err
@@ -282,7 +283,7 @@ func TestOrphanedReplicaSetIsAdopted(t *testing.T) {
 			}
 			return true, nil
 		})
-		eventually(t, rolloutTimeout, "the re-created Deployment's rollout", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the re-created Deployment's rollout", rolloutComplete(client, ns, spec.name))
 		expectOnlyReplicaSet(t, client, ns, rs.UID)
 		if got := podUIDs(t, client, ns); !maps.Equal(got, pods) {
 			t.Errorf("pods changed with the adoption: before %v, after %v", slices.Collect(maps.Keys(pods)), slices.Collect(maps.Keys(got)))
@@ -330,10 +331,10 @@ func TestScaleSubresource(t *testing.T) {
 		spec := deploymentSpec{name: "scale", replicas: 2, image: "app:v1",
 			maxSurge: intstr.FromInt32(1), maxUnavailable: intstr.FromInt32(0)}
 		createDeployment(t, client, ns, spec)
-		eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
 		for _, size := range []int32{5, 1} {
 			scaleDeployment(t, client, ns, spec.name, size)
-			eventually(t, rolloutTimeout, fmt.Sprintf("%d replicas", size), func(ctx context.Context) (bool, error) {
+			testutil.Eventually(t, rolloutTimeout, fmt.Sprintf("%d replicas", size), func(ctx context.Context) (bool, error) {
 				if ok, err := rolloutComplete(client, ns, spec.name)(ctx); !ok {
 					return false, err
 				}
@@ -410,7 +411,7 @@ func TestTakeoverFromUpstreamController(t *testing.T) {
 	upClient := upstreamCP.get(t).Client()
 	upNS := newNamespace(t, upClient)
 	createDeployment(t, upClient, upNS, spec)
-	eventually(t, rolloutTimeout, "upstream's rollout", rolloutComplete(upClient, upNS, spec.name))
+	testutil.Eventually(t, rolloutTimeout, "upstream's rollout", rolloutComplete(upClient, upNS, spec.name))
 	upRS := replicaSetWithImage(t, upClient, upNS, spec.name, spec.image)
 
 	// The same objects where no Deployment controller runs yet.
@@ -484,7 +485,7 @@ func createUpstreamStyleReplicaSet(t *testing.T, client kubernetes.Interface, d 
 // returns the namespace's pod UIDs.
 func waitReplicaSetReady(t *testing.T, client kubernetes.Interface, ns, name string, replicas int32) map[types.UID]bool {
 	t.Helper()
-	eventually(t, rolloutTimeout, "the ReplicaSet's pods to be ready", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, rolloutTimeout, "the ReplicaSet's pods to be ready", func(ctx context.Context) (bool, error) {
 		rs, err := client.AppsV1().ReplicaSets(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -506,7 +507,7 @@ func waitReplicaSetReady(t *testing.T, client kubernetes.Interface, ns, name str
 // same pods.
 func checkTakenOver(t *testing.T, client kubernetes.Interface, ns, name string, rs *appsv1.ReplicaSet, pods map[types.UID]bool) {
 	t.Helper()
-	eventually(t, rolloutTimeout, "the taken-over rollout to be complete", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, rolloutTimeout, "the taken-over rollout to be complete", func(ctx context.Context) (bool, error) {
 		if ok, err := rolloutComplete(client, ns, name)(ctx); !ok {
 			return false, err
 		}

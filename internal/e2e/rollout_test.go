@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -37,11 +38,11 @@ func TestRollingUpdateStaysWithinSurgeAndUnavailable(t *testing.T) {
 		spec := deploymentSpec{name: "rolling", replicas: replicas, image: "app:v1",
 			maxSurge: intstr.FromInt32(surge), maxUnavailable: intstr.FromInt32(unavailable)}
 		d := createDeployment(t, client, ns, spec)
-		eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
 
 		sampler := sampleReplicaSets(t, client, ns, d.UID)
 		updateDeployment(t, client, ns, spec.name, setImage("app:v2"))
-		eventually(t, rolloutTimeout, "the rollout to v2", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the rollout to v2", rolloutComplete(client, ns, spec.name))
 		sampler.finish()
 
 		if sampler.err != nil {
@@ -81,11 +82,11 @@ func TestRecreateNeverRunsOldAndNewPodsTogether(t *testing.T) {
 	forEachController(t, func(t *testing.T, client kubernetes.Interface, ns string) {
 		spec := deploymentSpec{name: "recreate", replicas: 5, image: "app:v1", recreate: true}
 		createDeployment(t, client, ns, spec)
-		eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
 
 		sampler := samplePods(t, client, ns)
 		updateDeployment(t, client, ns, spec.name, setImage("app:v2"))
-		eventually(t, rolloutTimeout, "the rollout to v2", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the rollout to v2", rolloutComplete(client, ns, spec.name))
 		sampler.finish()
 
 		if sampler.err != nil {
@@ -108,18 +109,18 @@ func TestProportionalScalingOfStuckRollout(t *testing.T) {
 		spec := deploymentSpec{name: "proportional", replicas: 10, image: "app:v1",
 			maxSurge: intstr.FromInt32(3), maxUnavailable: intstr.FromInt32(2)}
 		createDeployment(t, client, ns, spec)
-		eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
 
 		updateDeployment(t, client, ns, spec.name, func(d *appsv1.Deployment) {
 			d.Spec.Template.Labels[stuckLabel] = "true"
 		})
-		eventually(t, rolloutTimeout, "the stuck rollout to settle at 8 old / 5 new", replicaSplit(client, ns, spec.name, 8, 5))
+		testutil.Eventually(t, rolloutTimeout, "the stuck rollout to settle at 8 old / 5 new", replicaSplit(client, ns, spec.name, 8, 5))
 
 		updateDeployment(t, client, ns, spec.name, func(d *appsv1.Deployment) {
 			n := int32(30)
 			d.Spec.Replicas = &n
 		})
-		eventually(t, rolloutTimeout, "scaling to 30 to give 20 old / 13 new", replicaSplit(client, ns, spec.name, 20, 13))
+		testutil.Eventually(t, rolloutTimeout, "scaling to 30 to give 20 old / 13 new", replicaSplit(client, ns, spec.name, 20, 13))
 	})
 }
 
@@ -161,12 +162,12 @@ func TestProgressDeadlineExceeded(t *testing.T) {
 		spec := deploymentSpec{name: "deadline", replicas: 3, image: "app:v1",
 			maxSurge: intstr.FromInt32(1), maxUnavailable: intstr.FromInt32(0), deadline: 5}
 		createDeployment(t, client, ns, spec)
-		eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
 
 		updateDeployment(t, client, ns, spec.name, func(d *appsv1.Deployment) {
 			d.Spec.Template.Labels[stuckLabel] = "true"
 		})
-		eventually(t, rolloutTimeout, "Progressing=False ProgressDeadlineExceeded", func(ctx context.Context) (bool, error) {
+		testutil.Eventually(t, rolloutTimeout, "Progressing=False ProgressDeadlineExceeded", func(ctx context.Context) (bool, error) {
 			d, err := client.AppsV1().Deployments(ns).Get(ctx, spec.name, metav1.GetOptions{})
 			if err != nil {
 				return false, err
@@ -198,11 +199,11 @@ func TestPauseAndResume(t *testing.T) {
 		spec := deploymentSpec{name: "paused", replicas: 3, image: "app:v1",
 			maxSurge: intstr.FromInt32(1), maxUnavailable: intstr.FromInt32(0)}
 		createDeployment(t, client, ns, spec)
-		eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the first rollout", rolloutComplete(client, ns, spec.name))
 
 		updateDeployment(t, client, ns, spec.name, func(d *appsv1.Deployment) { d.Spec.Paused = true })
 		updateDeployment(t, client, ns, spec.name, setImage("app:v2"))
-		eventually(t, rolloutTimeout, "the paused generation to be observed", func(ctx context.Context) (bool, error) {
+		testutil.Eventually(t, rolloutTimeout, "the paused generation to be observed", func(ctx context.Context) (bool, error) {
 			d, err := client.AppsV1().Deployments(ns).Get(ctx, spec.name, metav1.GetOptions{})
 			if err != nil {
 				return false, err
@@ -223,7 +224,7 @@ func TestPauseAndResume(t *testing.T) {
 		}
 
 		updateDeployment(t, client, ns, spec.name, func(d *appsv1.Deployment) { d.Spec.Paused = false })
-		eventually(t, rolloutTimeout, "the rollout after resume", rolloutComplete(client, ns, spec.name))
+		testutil.Eventually(t, rolloutTimeout, "the rollout after resume", rolloutComplete(client, ns, spec.name))
 		rss, err = ownedReplicaSets(t.Context(), client, ns, spec.name)
 		if err != nil {
 			t.Fatal(err)

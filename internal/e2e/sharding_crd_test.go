@@ -19,6 +19,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
 	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
 const (
@@ -82,7 +83,7 @@ func TestShardedCRDOperator(t *testing.T) {
 	replicas := []*process{start("operator-1"), start("operator-2")}
 	// The ring forms before there is anything to reconcile, so that no
 	// WebApp changes hands during the test.
-	eventually(t, time.Minute, "the two replicas to split the ring", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, time.Minute, "the two replicas to split the ring", func(ctx context.Context) (bool, error) {
 		list, err := client.CoordinationV1().Leases(leases).List(ctx, metav1.ListOptions{LabelSelector: sharding.RingLabel + "=" + webAppRing})
 		if err != nil {
 			return false, err
@@ -106,7 +107,7 @@ func TestShardedCRDOperator(t *testing.T) {
 			}
 		}
 	}
-	eventually(t, 3*time.Minute, "every WebApp to be Ready, rolled out and registered", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, 3*time.Minute, "every WebApp to be Ready, rolled out and registered", func(ctx context.Context) (bool, error) {
 		list, err := webApps.List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err
@@ -133,7 +134,7 @@ func TestShardedCRDOperator(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, time.Minute, "every WebApp and registry entry to be gone", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, time.Minute, "every WebApp and registry entry to be gone", func(ctx context.Context) (bool, error) {
 		for _, ns := range namespaces {
 			list, err := webApps.Namespace(ns).List(ctx, metav1.ListOptions{})
 			if err != nil || len(list.Items) > 0 {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
 // The ring's timings in this test: short, so that a crashed replica's
@@ -225,7 +226,7 @@ func (s *shardedRun) waitServing(members []*shardReplica, since time.Time, timeo
 	slices.Sort(ids)
 	var at time.Time
 	var owners ownership
-	eventually(s.t, timeout, what, func(ctx context.Context) (bool, error) {
+	testutil.Eventually(s.t, timeout, what, func(ctx context.Context) (bool, error) {
 		leases, err := s.client.CoordinationV1().Leases(s.leases).List(ctx, metav1.ListOptions{LabelSelector: sharding.RingLabel + "=" + shardRing})
 		if err != nil {
 			return false, err
@@ -334,7 +335,7 @@ func (s *shardedRun) waitBalanced(replicas []*shardReplica) {
 	s.t.Helper()
 	coordinator := slices.MinFunc(replicas, func(a, b *shardReplica) int { return strings.Compare(a.id, b.id) })
 	var imbalance, rebalances, moved float64
-	eventually(s.t, time.Minute, "the ring to stay within its balance bound", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(s.t, time.Minute, "the ring to stay within its balance bound", func(ctx context.Context) (bool, error) {
 		families, err := scrape(ctx, coordinator.metrics)
 		if err != nil {
 			return false, err
@@ -399,7 +400,7 @@ func (s *shardedRun) deployments(ctx context.Context) ([]appsv1.Deployment, erro
 func (s *shardedRun) waitRollouts(image string) {
 	s.t.Helper()
 	began := time.Now()
-	eventually(s.t, 2*time.Minute, "every rollout to "+image, func(ctx context.Context) (bool, error) {
+	testutil.Eventually(s.t, 2*time.Minute, "every rollout to "+image, func(ctx context.Context) (bool, error) {
 		ds, err := s.deployments(ctx)
 		if err != nil {
 			return false, err
@@ -426,7 +427,7 @@ func (s *shardedRun) waitRollouts(image string) {
 // with it.
 func (s *shardedRun) waitRolloutStarted(r *shardReplica, image string) {
 	s.t.Helper()
-	eventually(s.t, time.Minute, r.name+" to start rolling out "+image, func(ctx context.Context) (bool, error) {
+	testutil.Eventually(s.t, time.Minute, r.name+" to start rolling out "+image, func(ctx context.Context) (bool, error) {
 		lease, err := s.client.CoordinationV1().Leases(s.leases).Get(ctx, shardRing+"-"+r.id, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -529,7 +530,7 @@ func (s *shardedRun) report(ctx context.Context, r *shardReplica) (cacheReport, 
 func (s *shardedRun) waitCaches(replicas []*shardReplica) {
 	s.t.Helper()
 	var reports []string
-	eventually(s.t, time.Minute, "each replica to cache exactly its range", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(s.t, time.Minute, "each replica to cache exactly its range", func(ctx context.Context) (bool, error) {
 		namespaces := map[string][]string{} // resource -> namespace of each object
 		deps, err := s.client.AppsV1().Deployments(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller/lease"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
 // TestShardedInformerOnRealAPIServer checks the shard selector against a
@@ -133,7 +134,7 @@ func testShardedInformer(t *testing.T, client kubernetes.Interface, serverShards
 	aServes := func(ns string) bool { return a.Serves(ns, "") }
 	// The ring cuts where the cluster's namespaces are: a holds about
 	// half of them, whichever half of the hash space that takes.
-	eventually(t, 30*time.Second, "a's cache to hold its share", func(context.Context) (bool, error) {
+	testutil.Eventually(t, 30*time.Second, "a's cache to hold its share", func(context.Context) (bool, error) {
 		for _, ns := range namespaces {
 			if a.Serves(ns, "") == b.Serves(ns, "") {
 				return false, fmt.Errorf("namespace %s: a serves it %v, b %v; want exactly one", ns, a.Serves(ns, ""), b.Serves(ns, ""))
@@ -143,7 +144,7 @@ func testShardedInformer(t *testing.T, client kubernetes.Interface, serverShards
 		return len(a.Members()) == 2 && len(mine) < len(namespaces) && slices.Equal(cached(), mine), nil
 	})
 	stopB()
-	eventually(t, 30*time.Second, "a's cache to hold everything once b has left", func(context.Context) (bool, error) {
+	testutil.Eventually(t, 30*time.Second, "a's cache to hold everything once b has left", func(context.Context) (bool, error) {
 		return slices.Equal(in(aServes), namespaces) && slices.Equal(cached(), namespaces), nil
 	})
 }

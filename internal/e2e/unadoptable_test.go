@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ctrlkit/ctrlkit/deployment"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
 // A Deployment whose selector pins pod-template-hash is accepted by the API
@@ -40,7 +41,7 @@ func TestSelectorNamingPodTemplateHashCreatesNoReplicaSet(t *testing.T) {
 		t.Fatalf("the API server refused the Deployment (the test assumes it accepts it): %v", err)
 	}
 
-	eventually(t, 30*time.Second, "ReplicaFailure=True "+deployment.ReasonNewReplicaSetUnadoptable, func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, 30*time.Second, "ReplicaFailure=True "+deployment.ReasonNewReplicaSetUnadoptable, func(ctx context.Context) (bool, error) {
 		d, err := client.AppsV1().Deployments(ns).Get(ctx, spec.name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -53,7 +54,7 @@ func TestSelectorNamingPodTemplateHashCreatesNoReplicaSet(t *testing.T) {
 	// A spec change in the middle enqueues the key again.
 	window := 30 * time.Second
 	changed := time.Now().Add(window / 2)
-	consistently(t, window, "at most one ReplicaSet and one event", func(ctx context.Context) error {
+	testutil.Consistently(t, window, "at most one ReplicaSet and one event", func(ctx context.Context) error {
 		if !changed.IsZero() && time.Now().After(changed) {
 			updateDeployment(t, client, ns, spec.name, setImage("app:v2"))
 			changed = time.Time{}
@@ -82,12 +83,12 @@ func TestSelectorNamingPodTemplateHashCreatesNoReplicaSet(t *testing.T) {
 	if err := client.AppsV1().Deployments(ns).Delete(t.Context(), spec.name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "the Deployment to go", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, 30*time.Second, "the Deployment to go", func(ctx context.Context) (bool, error) {
 		_, err := client.AppsV1().Deployments(ns).Get(ctx, spec.name, metav1.GetOptions{})
 		return apierrors.IsNotFound(err), err
 	})
 	createDeployment(t, client, ns, spec)
-	eventually(t, rolloutTimeout, "the rollout of the re-created Deployment", rolloutComplete(client, ns, spec.name))
+	testutil.Eventually(t, rolloutTimeout, "the rollout of the re-created Deployment", rolloutComplete(client, ns, spec.name))
 }
 
 // unadoptableEvents counts the NewReplicaSetUnadoptable events about the
