@@ -19,8 +19,7 @@
 // and optionally a clock and the ReplicaSet informer's indexer carrying
 // ReplicaSetControllerIndex (AddReplicaSetControllerIndex): with it a pass
 // reads its own ReplicaSets and the orphans rather than every ReplicaSet of
-// the namespace (with 1,000 Deployments in one namespace, the scan was about
-// half of the controller's CPU). The Reconciler keeps no state between
+// the namespace. The Reconciler keeps no state between
 // calls, starts no goroutines and reads no globals or feature gates; the one
 // behaviour switch upstream takes from a feature gate,
 // status.terminatingReplicas, is Config.TrackTerminatingReplicas.
@@ -66,26 +65,9 @@
 //		return reconcile.Result{RequeueAfter: res.RequeueAfter}, err
 //	})
 //
-// In a plain client-go workqueue loop, the way kube-controller-manager
-// handles its keys (15 retries, then the key is dropped):
-//
-//	key, quit := queue.Get()
-//	if quit {
-//		return
-//	}
-//	res, err := r.Reconcile(ctx, key)
-//	switch {
-//	case err == nil:
-//		queue.Forget(key)
-//		if res.RequeueAfter > 0 {
-//			queue.AddAfter(key, res.RequeueAfter)
-//		}
-//	case !controller.IsTerminal(err) && queue.NumRequeues(key) < 15:
-//		queue.AddRateLimited(key)
-//	default:
-//		queue.Forget(key)
-//	}
-//	queue.Done(key)
+// In a plain client-go workqueue loop, Forget on success (AddAfter for a
+// RequeueAfter), AddRateLimited on an error that is not terminal (upstream
+// gives up after 15 retries), Forget otherwise, then Done.
 //
 // In a test, call Reconcile directly on a fake clientset with listers built
 // from indexers filled by hand; see the package example.
@@ -94,44 +76,23 @@
 //
 // internal/upstreamcheck drives this package and kube-controller-manager's
 // code side by side, on hand-picked and on random worlds, and compares their
-// requests, events and requeues. They differ only here:
+// requests, events and requeues. They differ only here (DESIGN.md beside
+// this file has the measurements):
 //
-//   - With under a second left before a stalled rollout's progress
-//     deadline, upstream requeues the key at once, rate limited, and keeps
-//     doing so until the deadline has passed; Reconcile returns a
-//     RequeueAfter just past the deadline. The next pass takes the same
-//     decision (ProgressDeadlineExceeded) at the same moment or a few
-//     milliseconds later, without the busy loop.
-//   - Objects the API server never serves: a nil spec.replicas counts as 1
-//     (its default) and a Deployment without a selector fails its pass with
-//     an error, where upstream dereferences nil pointers and panics.
+//   - A stalled rollout with under a second left before its progress
+//     deadline gets a RequeueAfter just past the deadline, where upstream
+//     requeues it at once, rate limited, until the deadline has passed.
+//   - Objects the API server never serves (a nil spec.replicas, no
+//     selector) are read as their defaults or fail the pass with an error,
+//     where upstream panics.
 //   - A status or spec write gives the pass's working copy the
-//     resourceVersion the API server returned. Upstream writes status twice
-//     from one copy in the pass that creates a new ReplicaSet; its second
-//     write goes out on the resourceVersion the first replaced and is
-//     refused with 409 Conflict on every rollout step, and the Deployment is
-//     retried rate limited (about 2,100 refused status writes of 13,000 at
-//     1,000 Deployments × 3 replicas). Here the same request carries the
-//     current version and lands: no 409, no retry. The requests are
-//     upstream's but for their resourceVersion; internal/cmd/scalebench's
-//     RESULTS.md has the measured writes and rollout times.
+//     resourceVersion the API server returned, so upstream's second status
+//     write of a pass goes out on the current version and lands instead of
+//     being refused with 409 Conflict.
 //   - A Deployment whose selector would not select its own new ReplicaSet
-//     (the selector names pod-template-hash, which API validation accepts)
-//     gets no ReplicaSet. With matchLabels pinning a value, upstream
-//     creates one, releases it at once because its hash label does not
-//     match, reads the next create's AlreadyExists as a hash collision,
-//     bumps collisionCount and creates another: 330 to 460 ReplicaSets in
-//     15 s, for upstream and for this package alike (with In or
-//     DoesNotExist, the create fails validation on every retry). Here
-//     the pass sets ReplicaFailure=True with reason
-//     NewReplicaSetUnadoptable, emits one Warning event (when the
-//     condition appears, not every pass) and waits. The selector is
-//     immutable, so the fix is to delete the Deployment and create it again.
+//     gets none, ReplicaFailure=True (NewReplicaSetUnadoptable) and one
+//     Warning event, where upstream creates ReplicaSets in a loop.
 //
-// Everything else is meant to decide as upstream does, odd values included:
-// an int32 overflow wraps where upstream's wraps, an annotation beyond an
-// int32 is cut where upstream cuts it, and ReplicaSets are sorted with the
-// algorithm upstream sorts with, because with unparsable revisions the order
-// by revision is not a consistent order and the algorithm decides which old
-// ReplicaSets a history cleanup deletes.
+// Everything else decides as upstream does, odd values included (int32
+// wrap-around, cut annotations, upstream's sort of unparsable revisions).
 package deployment
