@@ -26,6 +26,9 @@ func (s *SelfManaged) trusted(addr func() string) func(*http.Request) error {
 		if a == "" {
 			return errors.New("the webhook server is not listening yet")
 		}
+		if _, err := s.secrets.Secrets(s.opts.Namespace).Get(s.opts.Name); err != nil {
+			return fmt.Errorf("no certificate to serve yet: %w", err)
+		}
 		chain, err := servedChain(req.Context(), a)
 		if err != nil {
 			return err
