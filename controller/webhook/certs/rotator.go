@@ -199,8 +199,12 @@ func (r *Rotator) next(st *state, now time.Time) time.Duration {
 }
 
 // renewAt is when c has lived two thirds of its life.
+// Its life counts from its issue, not from the backdated NotBefore: with a
+// short validity (tests of rotation) the backdating would make it due at
+// once, again and again.
 func renewAt(c *x509.Certificate) time.Time {
-	return c.NotBefore.Add(c.NotAfter.Sub(c.NotBefore) * 2 / 3)
+	issued := pki.IssuedAt(c)
+	return issued.Add(c.NotAfter.Sub(issued) * 2 / 3)
 }
 
 func parse(secret *corev1.Secret) (*state, error) {
