@@ -33,8 +33,14 @@ func (m *Manager) GetWebhookServer() *webhook.Server {
 }
 
 // addWebhookServerLocked registers s to run in the webhook stage: started
-// before the informers, stopped after them. m.mu is held.
+// before the informers, stopped after them. A server given twice (as
+// Options.WebhookServer and to Add) runs once. m.mu is held.
 func (m *Manager) addWebhookServerLocked(s *webhook.Server) {
+	for _, e := range m.webhooks {
+		if e.r == s {
+			return
+		}
+	}
 	name := s.Name()
 	if len(m.webhooks) > 0 {
 		name = fmt.Sprintf("%s #%d", name, len(m.webhooks))

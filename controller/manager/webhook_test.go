@@ -55,11 +55,11 @@ func call(c *http.Client, s *webhook.Server) error {
 // webhook may be called by the informers' first list) and until the
 // informers have stopped, then stops.
 func TestWebhookServerBracketsInformers(t *testing.T) {
-	for _, how := range []string{"Options.WebhookServer", "Add"} {
+	for _, how := range []string{"Options.WebhookServer", "Add", "both"} {
 		t.Run(how, func(t *testing.T) {
 			srv, client := newWebhookServer(t)
 			opts := Options{Logger: quiet()}
-			if how == "Options.WebhookServer" {
+			if how != "Add" {
 				opts.WebhookServer = srv
 			}
 			m, err := New(opts)
@@ -74,8 +74,8 @@ func TestWebhookServerBracketsInformers(t *testing.T) {
 			}
 			other := newFake("other", false, rec)
 			mustAdd(t, m, other)
-			if how == "Add" {
-				mustAdd(t, m, srv)
+			if how != "Options.WebhookServer" {
+				mustAdd(t, m, srv) // given twice with "both": runs once
 			}
 			if got := m.GetWebhookServer(); got != srv {
 				t.Fatalf("GetWebhookServer = %p, want the server given (%p)", got, srv)
