@@ -36,13 +36,13 @@
 //
 // The elected replica syncs the Rotator when it said to and writes the
 // Secret's bundle (old and new CA during a rotation) into every webhook of
-// the named configurations, with client-go's retry on conflicts, again
+// the named configurations and the named CRDs' conversion webhooks, with client-go's retry on conflicts, again
 // whenever a configuration changes (a kubectl apply that resets the
 // caBundle). Every replica serves from the Secret's informer. The readiness
 // check "webhook-certificates" fails until the chain the server really
 // serves verifies, for the host the API server calls (the Service's DNS
 // name or the URL's host), against the caBundle of every one of those
 // webhooks, and names each that would not trust it and why. The replica
-// needs get, list, watch and update on those configurations and on the
+// needs get, list, watch and update on those configurations (and CRDs) and on the
 // Secret, and create on Secrets.
 package certs

@@ -81,7 +81,7 @@ func (k *keeper) sync(ctx context.Context) (next time.Duration, err error) {
 }
 
 // inject writes bundle as the caBundle of every webhook in the named
-// configurations. A configuration not created yet is skipped: its
+// configurations and of the named CRDs' conversion webhooks. A configuration not created yet is skipped: its
 // informer's event brings the keeper back when it is.
 func (k *keeper) inject(ctx context.Context, bundle []byte) error {
 	client := k.s.opts.Client.AdmissionregistrationV1()
@@ -105,6 +105,11 @@ func (k *keeper) inject(ctx context.Context, bundle []byte) error {
 				}
 				return changed
 			}); err != nil {
+			return err
+		}
+	}
+	for _, name := range k.s.opts.Webhooks.CustomResourceDefinitions {
+		if err := k.injectCRD(ctx, name, bundle); err != nil {
 			return err
 		}
 	}

@@ -2,10 +2,14 @@ package certs
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	admissionlisters "k8s.io/client-go/listers/admissionregistration/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
@@ -19,6 +23,10 @@ import (
 type Webhooks struct {
 	ValidatingWebhookConfigurations []string
 	MutatingWebhookConfigurations   []string
+	// CustomResourceDefinitions get the bundle in
+	// spec.conversion.webhook.clientConfig when their conversion strategy
+	// is Webhook. They need SelfManagedOptions.CRDClient.
+	CustomResourceDefinitions []string
 }
 
 // SelfManagedOptions are a Rotator's Options and the configurations that
@@ -26,6 +34,10 @@ type Webhooks struct {
 type SelfManagedOptions struct {
 	Options
 	Webhooks Webhooks
+	// CRDClient reads and writes the CustomResourceDefinitions named in
+	// Webhooks (apiextensions.k8s.io/v1, which client-go has no typed
+	// client for). Required if any are named.
+	CRDClient dynamic.Interface
 }
 
 // SelfManaged runs self-managed certificates in a manager: the Rotator on
@@ -39,8 +51,9 @@ type SelfManaged struct {
 	secrets    corev1listers.SecretLister
 	validating admissionlisters.ValidatingWebhookConfigurationLister
 	mutating   admissionlisters.MutatingWebhookConfigurationLister
+	crds       cache.GenericLister         // nil without CRDs
 	informers  []cache.SharedIndexInformer // the Secret's, the configurations'
-	factories  []informers.SharedInformerFactory
+	factories  []manager.InformerFactory
 }
 
 // NewSelfManaged checks opts and requests the informers it needs.
@@ -61,16 +74,30 @@ func NewSelfManaged(opts SelfManagedOptions) (*SelfManaged, error) {
 	secrets := secretFactory.Core().V1().Secrets()
 	validating := configFactory.Admissionregistration().V1().ValidatingWebhookConfigurations()
 	mutating := configFactory.Admissionregistration().V1().MutatingWebhookConfigurations()
-	return &SelfManaged{
+	s := &SelfManaged{
 		opts:       opts,
 		rotator:    r,
 		secrets:    secrets.Lister(),
 		validating: validating.Lister(),
 		mutating:   mutating.Lister(),
 		informers:  []cache.SharedIndexInformer{secrets.Informer(), validating.Informer(), mutating.Informer()},
-		factories:  []informers.SharedInformerFactory{secretFactory, configFactory},
-	}, nil
+		factories:  []manager.InformerFactory{manager.Factory(secretFactory), manager.Factory(configFactory)},
+	}
+	if len(opts.Webhooks.CustomResourceDefinitions) > 0 {
+		if opts.CRDClient == nil {
+			return nil, errors.New("certs: CRDClient is required to write the caBundle of CustomResourceDefinitions")
+		}
+		crdFactory := dynamicinformer.NewDynamicSharedInformerFactory(opts.CRDClient, 0)
+		crds := crdFactory.ForResource(crdResource)
+		s.crds = crds.Lister()
+		s.informers = append(s.informers, crds.Informer())
+		s.factories = append(s.factories, manager.Factory(crdFactory))
+	}
+	return s, nil
 }
+
+// crdResource is apiextensions.k8s.io/v1's CustomResourceDefinitions.
+var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // TLSConfig is the webhook server's TLS configuration: TLS 1.2 or newer,
 // with the serving certificate read from the Secret on every handshake.
@@ -87,7 +114,7 @@ func (s *SelfManaged) TLSConfig() *tls.Config {
 // the caBundle of every webhook in the named configurations, and says why.
 func (s *SelfManaged) SetupWithManager(mgr *manager.Manager) error {
 	for _, f := range s.factories {
-		if err := mgr.AddInformerFactory(manager.Factory(f)); err != nil {
+		if err := mgr.AddInformerFactory(f); err != nil {
 			return fmt.Errorf("certs: %w", err)
 		}
 	}

@@ -3,6 +3,7 @@ package certs
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"io"
 	"net/http"
 	"strings"
@@ -11,6 +12,10 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/ctrlkit/ctrlkit/controller/manager"
@@ -40,12 +45,28 @@ func configs(client *fake.Clientset, t *testing.T) {
 	}
 }
 
-func newSelfManaged(t *testing.T, client *fake.Clientset) *SelfManaged {
+// conversionCRD is a CRD converted by a webhook at webhookURL.
+func conversionCRD() *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.example.com"},
+		"spec": map[string]any{"conversion": map[string]any{"strategy": "Webhook",
+			"webhook": map[string]any{"clientConfig": map[string]any{"url": webhookURL}, "conversionReviewVersions": []any{"v1"}}}},
+	}}
+}
+
+func newSelfManaged(t *testing.T, client *fake.Clientset, crds ...runtime.Object) *SelfManaged {
 	t.Helper()
-	sm, err := NewSelfManaged(SelfManagedOptions{
+	opts := SelfManagedOptions{
 		Options:  Options{Client: client, Namespace: ns, Name: name, DNSNames: []string{"127.0.0.1"}},
 		Webhooks: Webhooks{ValidatingWebhookConfigurations: []string{"validating"}, MutatingWebhookConfigurations: []string{"mutating"}},
-	})
+	}
+	if len(crds) > 0 {
+		opts.Webhooks.CustomResourceDefinitions = []string{"widgets.example.com"}
+		opts.CRDClient = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+			map[schema.GroupVersionResource]string{crdResource: "CustomResourceDefinitionList"}, crds...)
+	}
+	sm, err := NewSelfManaged(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +95,7 @@ func readyz(t *testing.T, mgr *manager.Manager) string {
 func TestSelfManagedInManager(t *testing.T) {
 	client := fake.NewClientset()
 	configs(client, t)
-	sm := newSelfManaged(t, client)
+	sm := newSelfManaged(t, client, conversionCRD())
 	srv, err := webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: -1, TLSConfig: sm.TLSConfig()})
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +129,14 @@ func TestSelfManagedInManager(t *testing.T) {
 		}
 	}
 
+	crd, err := sm.opts.CRDClient.Resource(crdResource).Get(ctx, "widgets.example.com", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := unstructured.NestedString(crd.Object, append(crdClientConfig, "caBundle")...); got != base64.StdEncoding.EncodeToString(bundle) {
+		t.Errorf("the CRD's conversion caBundle = %q, want the Secret's ca.crt in base64", got)
+	}
+
 	// kubectl apply of a manifest without a caBundle resets it.
 	v.Webhooks[1].ClientConfig.CABundle = nil
 	if _, err := client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Update(ctx, v, metav1.UpdateOptions{}); err != nil {
@@ -125,7 +154,7 @@ func TestSelfManagedInManager(t *testing.T) {
 func TestTrustedSaysWhy(t *testing.T) {
 	client := fake.NewClientset()
 	configs(client, t)
-	sm := newSelfManaged(t, client)
+	sm := newSelfManaged(t, client, conversionCRD())
 	if _, err := sm.rotator.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +176,7 @@ func TestTrustedSaysWhy(t *testing.T) {
 	defer func() {
 		close(stop)
 		for _, f := range sm.factories {
-			f.Shutdown()
+			f.(manager.ShutdownInformerFactory).Shutdown()
 		}
 	}()
 	srv, err := webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: -1, TLSConfig: sm.TLSConfig()})
@@ -169,6 +198,7 @@ func TestTrustedSaysWhy(t *testing.T) {
 	for _, want := range []string{
 		"webhook a.example.com of ValidatingWebhookConfiguration validating: x509: certificate signed by unknown authority",
 		"webhook m.example.com of MutatingWebhookConfiguration mutating: no caBundle",
+		"webhook conversion of CustomResourceDefinition widgets.example.com: no caBundle",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("check = %v\nwant it to say %q", err, want)

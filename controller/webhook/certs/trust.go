@@ -12,6 +12,7 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/cert"
 )
 
@@ -57,6 +58,22 @@ func (s *SelfManaged) trusted(addr func() string) func(*http.Request) error {
 			}
 			for _, w := range cfg.Webhooks {
 				check("MutatingWebhookConfiguration", name, w.Name, w.ClientConfig)
+			}
+		}
+		for _, name := range s.opts.Webhooks.CustomResourceDefinitions {
+			obj, err := s.crds.Get(name)
+			if err != nil {
+				problems = append(problems, err.Error())
+				continue
+			}
+			crd, ok := obj.(*unstructured.Unstructured)
+			if !ok {
+				continue
+			}
+			if cc, err := conversionClientConfig(crd); err != nil {
+				problems = append(problems, fmt.Sprintf("conversion webhook of CustomResourceDefinition %s: %v", name, err))
+			} else if cc != nil {
+				check("CustomResourceDefinition", name, "conversion", *cc)
 			}
 		}
 		if len(problems) > 0 {
