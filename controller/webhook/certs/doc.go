@@ -43,6 +43,6 @@
 // serves verifies, for the host the API server calls (the Service's DNS
 // name or the URL's host), against the caBundle of every one of those
 // webhooks, and names each that would not trust it and why. The replica
-// needs get, list, watch and update on those configurations (and CRDs) and on the
+// needs get, list, watch and update on those configurations, CRDs and the
 // Secret, and create on Secrets.
 package certs
