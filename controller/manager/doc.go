@@ -26,7 +26,9 @@
 // Anything with Run(ctx) error is a Runnable. Optional methods, found by
 // type assertion, refine how it runs: Name (unique; in logs and errors),
 // HasSynced (gates /readyz), NeedLeaderElection (default true) and
-// WatchedInformers. controller.Controller[K] has all four.
+// WatchedInformers. controller.Controller[K] has all four. The webhook
+// server (Options.WebhookServer or GetWebhookServer) runs on every replica,
+// listening before any informer starts: a first list may need conversion.
 //
 // Options.BindFlags registers kube-controller-manager's flags
 // (--leader-elect, --leader-elect-lease-duration, ...) on a flag.FlagSet or
@@ -56,7 +58,8 @@
 //
 // When Run's context is cancelled, a runnable fails or the Lease is lost,
 // Run stops, waiting for each stage before the next: the leader runnables;
-// the other runnables; the informer factories; the HTTP servers (/readyz
+// the other runnables; the informer factories; the webhook servers
+// (draining requests in flight); the HTTP servers (/readyz
 // fails from the start); leader election, releasing the Lease with
 // ReleaseOnCancel; the event broadcasters, once recorded events are
 // written. GracefulShutdownTimeout bounds the whole sequence; past it, Run

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
+	"github.com/ctrlkit/ctrlkit/controller/webhook"
 )
 
 // Errors returned by Run.
@@ -48,6 +49,9 @@ type Manager struct {
 	names     map[string]bool
 	runnables []*runnableEntry
 	factories []*factoryEntry
+
+	webhooks   []*runnableEntry // webhook servers: see webhook.go
+	webhookErr error            // why the default webhook server cannot run
 
 	elected      chan struct{}
 	electedOnce  sync.Once
@@ -111,6 +115,9 @@ func New(opts Options) (*Manager, error) {
 	if opts.MetricsAuth {
 		m.auth = newReviewer(opts.Client, m.logger)
 	}
+	if opts.WebhookServer != nil {
+		m.addWebhookServerLocked(opts.WebhookServer)
+	}
 	m.addDefaultChecks()
 	if err := m.newRing(); err != nil {
 		return nil, err
@@ -142,6 +149,11 @@ func (m *Manager) Add(r Runnable) error {
 	defer m.mu.Unlock()
 	if m.started {
 		return errors.New("manager: Add after Run")
+	}
+	if s, ok := r.(*webhook.Server); ok {
+		// Served before the informers start, as Options.WebhookServer.
+		m.addWebhookServerLocked(s)
+		return nil
 	}
 	e := &runnableEntry{
 		name:   runnableName(r, len(m.runnables)),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller/internal/leaseconfig"
 	"github.com/ctrlkit/ctrlkit/controller/lease"
+	"github.com/ctrlkit/ctrlkit/controller/webhook"
 )
 
 // DefaultGracefulShutdownTimeout is the shutdown bound of a zero
@@ -98,6 +99,15 @@ type Options struct {
 	// Sharding, when its Ring is set, makes this replica a member of a
 	// shard ring, which the Manager runs on every replica (Manager.Ring).
 	Sharding Sharding
+
+	// WebhookServer, when set, serves webhooks on every replica
+	// (GetWebhookServer returns it). Run starts it first and waits until it
+	// listens before starting informers, so that the API server can call a
+	// conversion webhook while answering their first list; it stops after
+	// the informers, draining requests in flight. Nil means a default
+	// server (port 9443, certificates in controller-runtime's directory)
+	// created by the first call to GetWebhookServer, or none.
+	WebhookServer *webhook.Server
 
 	// Client is the Manager's own connection to the API server. It writes
 	// the events of EventRecorderFor and EventsV1RecorderFor, reviews the

@@ -71,7 +71,11 @@ func (m *Manager) Run(ctx context.Context) error {
 	if err := m.checkCoordinatedServed(); err != nil {
 		return err
 	}
+	if err := r.startWebhooks(); err != nil {
+		return err
+	}
 	if err := r.startServers(); err != nil {
+		r.stopWebhooks()
 		return err
 	}
 	r.startInformers()
@@ -96,6 +100,8 @@ type run struct {
 	checkDone     chan struct{} // closed when checkInformersStarted has returned
 	unstarted     chan error    // watched informers nothing started; buffered
 
+	webhooks                    []*runnableEntry // started first, stopped after the informers
+	cancelWebhooks              context.CancelFunc
 	leaders, others             []*runnableEntry
 	leadersCtx                  context.Context
 	cancelLeaders, cancelOthers context.CancelFunc
@@ -126,7 +132,8 @@ func (m *Manager) claim(ctx context.Context) (*run, error) {
 		stopInformers: make(chan struct{}),
 		checkDone:     make(chan struct{}),
 		unstarted:     make(chan error, 1),
-		failed:        make(chan *runnableEntry, len(m.runnables)),
+		failed:        make(chan *runnableEntry, len(m.runnables)+len(m.webhooks)),
+		webhooks:      m.webhooks,
 	}
 	// Runnables see ctx's values but not its cancellation: the Manager
 	// cancels them itself, in order.

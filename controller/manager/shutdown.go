@@ -18,6 +18,7 @@ func (r *run) shutdown(cause error) error {
 
 	leadersStopped := r.stopRunnables()
 	r.stopInformerFactories()
+	r.stopWebhooks()
 	errs := append([]error{cause}, r.stopServers(cause)...)
 	errs = append(errs, r.stopElection(cause, leadersStopped))
 	r.stopEvents()
@@ -133,7 +134,7 @@ func (r *run) stopEvents() {
 // own (not by cancellation), other than cause.
 func (r *run) runnableErrors(cause error) []error {
 	var errs []error
-	for _, e := range slices.Concat(r.leaders, r.others) {
+	for _, e := range slices.Concat(r.leaders, r.others, r.webhooks) {
 		if !e.started.Load() || !isClosed(e.done) || e.err == nil || errors.Is(e.err, context.Canceled) {
 			continue
 		}

@@ -32,8 +32,9 @@ type Server struct {
 	mu    sync.Mutex
 	paths map[string]bool
 
-	started atomic.Bool
-	addr    atomic.Pointer[string]
+	started   atomic.Bool
+	addr      atomic.Pointer[string]
+	listening chan struct{} // closed once Start has bound the port
 }
 
 // NewServer returns a Server with opts. It fails if the metrics cannot be
@@ -44,7 +45,7 @@ func NewServer(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webhook: registering metrics: %w", err)
 	}
-	return &Server{opts: opts, metrics: m, mux: http.NewServeMux(), paths: map[string]bool{}}, nil
+	return &Server{opts: opts, metrics: m, mux: http.NewServeMux(), paths: map[string]bool{}, listening: make(chan struct{})}, nil
 }
 
 // Register serves h at path, counted and timed under that path, with a
@@ -84,6 +85,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	addr := l.Addr().String()
 	s.addr.Store(&addr)
+	close(s.listening)
 	logger := klog.FromContext(ctx)
 	srv := &http.Server{
 		Handler:           s.mux,
@@ -149,3 +151,10 @@ func (s *Server) Addr() string {
 	}
 	return ""
 }
+
+// Listening is closed once Start has bound the port: from then on the
+// Server accepts connections and Addr is set. A manager waits for it
+// before starting informers, so that the API server can reach a
+// conversion webhook during their first list. It is never closed if
+// Start fails before binding.
+func (s *Server) Listening() <-chan struct{} { return s.listening }

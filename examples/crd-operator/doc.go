@@ -40,6 +40,14 @@
 //     the generation), and Ready, Reconciling and Stalled as kstatus reads
 //     them (controllerutil.MarkReady and friends), so that
 //     kubectl wait --for=condition=Ready works.
+//   - webhooks.go, webhookserver.go: a defaulter (the name label) and a
+//     validator (a name taken by a Deployment or Service the WebApp would
+//     not control; warnings for an untagged image, 0 replicas, deleting a
+//     WebApp that serves) on the manager's webhook server, with
+//     self-managed certificates (certs.SelfManaged), with
+//     --webhook-bind-address=:9443 and manifests/webhooks.yaml, which
+//     explains its namespaceSelector, failurePolicy and why no DELETE is
+//     ever blocked by a webhook that is down.
 //   - reconciler_test.go: unit tests on controllertest.NewTypedClient, a
 //     fake client for the custom resource.
 //
@@ -54,6 +62,16 @@
 // with reason NameConflict and a Warning event, and the reconcile returns
 // a terminal error, so it is not retried; the deletion of the other
 // object wakes it. Other WebApps carry on.
+//
+// Webhook or CEL? Prefer the API server's own checks where they can say
+// it: the schema's markers (above), CEL rules in the CRD
+// (+kubebuilder:validation:XValidation, x-kubernetes-validations: e.g.
+// self.port != 22, or an immutable field with self == oldSelf), and a
+// ValidatingAdmissionPolicy (or MutatingAdmissionPolicy) for rules across
+// kinds' own fields or per namespace, with parameters. They need no
+// server, certificates or failurePolicy. A webhook is still needed for
+// what they cannot do: read other objects (the name check here), compute
+// defaults in Go, call out, and convert between CRD versions.
 //
 // Events are events.k8s.io/v1, from the manager's EventsV1RecorderFor, which
 // finds the WebApp's kind in client-go's scheme (run.go registers it).

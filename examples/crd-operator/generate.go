@@ -24,10 +24,17 @@ package main
 // +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps/status,verbs=update
 // +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps/finalizers,verbs=update
 //
-// Deployments are written with update, Services with merge patches.
+// Deployments are written with update, Services with merge patches. The
+// validating webhook gets them by name (any replica may be asked about any
+// namespace, so not from the informers, which --shard-ring narrows).
 //
-// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list;watch;create;update
-// +kubebuilder:rbac:groups="",resources=services,verbs=list;watch;create;patch
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch
+//
+// Webhooks (--webhook-bind-address): the configurations whose caBundle the
+// elected replica writes, watched on every replica for /readyz.
+//
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=get;list;watch;update
 //
 // events.k8s.io/v1 events from the manager's recorder: create, and patch
 // for a series of repeats.
@@ -46,3 +53,9 @@ package main
 //
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=ctrlkit-system,resources=leases,verbs=get;list;create;update
 // +kubebuilder:rbac:groups="",namespace=ctrlkit-system,resources=events,verbs=create;patch
+//
+// The webhook's self-managed certificates: one Secret in the operator's
+// namespace (--webhook-namespace), read by an informer on every replica,
+// created and rotated by the elected one.
+//
+// +kubebuilder:rbac:groups="",namespace=ctrlkit-system,resources=secrets,verbs=get;list;watch;create;update

@@ -21,18 +21,28 @@ type options struct {
 	RegistryNamespace string
 	// ConcurrentSyncs is the number of workers.
 	ConcurrentSyncs int
+	// Webhooks configure the defaulting and validating webhooks.
+	Webhooks webhookOptions
 }
 
 // parseOptions parses args (without the program name). Usage and parse
 // errors go to output; -h and --help return flag.ErrHelp.
 func parseOptions(args []string, output io.Writer) (*options, error) {
-	o := &options{Options: managerflags.Defaults(component), RegistryNamespace: "webapp-registry", ConcurrentSyncs: 2}
+	o := &options{Options: managerflags.Defaults(component), RegistryNamespace: "webapp-registry", ConcurrentSyncs: 2,
+		Webhooks: webhookOptions{Namespace: "ctrlkit-system", SecretName: "webapp-operator-webhook-certs", Service: "webapp-operator-webhook"}}
 	o.Manager.Lease.Namespace = "ctrlkit-system"
 	var fss cliflag.NamedFlagSets
 	o.AddFlags(&fss)
 	fs := fss.FlagSet("webapp operator")
 	fs.StringVar(&o.RegistryNamespace, "registry-namespace", o.RegistryNamespace, "The namespace of the registry: one ConfigMap per WebApp, deleted with it.")
 	fs.IntVar(&o.ConcurrentSyncs, "concurrent-syncs", o.ConcurrentSyncs, "The number of WebApps reconciled concurrently.")
+	wf := fss.FlagSet("webhooks")
+	wf.StringVar(&o.Webhooks.BindAddress, "webhook-bind-address", "", "The host:port of the webhook server, e.g. :9443; empty serves no webhooks. Install manifests/webhooks.yaml with it.")
+	wf.StringVar(&o.Webhooks.Namespace, "webhook-namespace", o.Webhooks.Namespace, "The namespace of the webhook's Service and of the Secret holding its self-managed certificates.")
+	wf.StringVar(&o.Webhooks.SecretName, "webhook-cert-secret", o.Webhooks.SecretName, "The Secret holding the webhook's CA and serving certificate, created and rotated by the elected replica.")
+	wf.StringVar(&o.Webhooks.Service, "webhook-service", o.Webhooks.Service, "The Service the API server calls the webhooks through; its DNS names are the certificate's.")
+	wf.StringSliceVar(&o.Webhooks.HostNames, "webhook-host-names", nil, "The certificate's names instead of the Service's (an IP address for a url clientConfig).")
+	wf.DurationVar(&o.Webhooks.CertValidity, "webhook-cert-validity", 0, "The lifetime of the webhook's CA and serving certificate; 0 means 10 years and 1 year. For tests of rotation.")
 	// --shard-ring: replicas split the WebApps by namespace (run.go).
 	o.Manager.Sharding.BindFlags(fss.FlagSet("sharding"))
 	if err := managerflags.Parse(component, &fss, args, output); err != nil {

@@ -103,6 +103,11 @@ func newManager(ctx context.Context, o *options, config *rest.Config) (*manager.
 	if err != nil {
 		return nil, err
 	}
+	if o.Webhooks.BindAddress != "" {
+		if err := setupWebhooks(mgr, kube, o.Webhooks); err != nil {
+			return nil, err
+		}
+	}
 	return mgr, nil
 }
 

@@ -23,4 +23,26 @@
 // A serving certificate is renewed after two thirds of its life, or when
 // DNSNames change, by the same CA. CABundle gives the bundle to write into
 // the webhook configurations.
+//
+// SelfManaged runs all of it in a manager:
+//
+//	sm, err := certs.NewSelfManaged(certs.SelfManagedOptions{
+//		Options:  certs.Options{Client: client, Namespace: ns, Name: "webhook-certs", DNSNames: []string{"my-webhook.my-ns.svc"}},
+//		Webhooks: certs.Webhooks{ValidatingWebhookConfigurations: []string{"my-webhook"}},
+//	})
+//	srv, err := webhook.NewServer(webhook.Options{TLSConfig: sm.TLSConfig()})
+//	mgr, err := manager.New(manager.Options{WebhookServer: srv, ...})
+//	err = sm.SetupWithManager(mgr)
+//
+// The elected replica syncs the Rotator when it said to and writes the
+// Secret's bundle (old and new CA during a rotation) into every webhook of
+// the named configurations and the named CRDs' conversion webhooks, with client-go's retry on conflicts, again
+// whenever a configuration changes (a kubectl apply that resets the
+// caBundle). Every replica serves from the Secret's informer. The readiness
+// check "webhook-certificates" fails until the chain the server really
+// serves verifies, for the host the API server calls (the Service's DNS
+// name or the URL's host), against the caBundle of every one of those
+// webhooks, and names each that would not trust it and why. The replica
+// needs get, list, watch and update on those configurations, CRDs and the
+// Secret, and create on Secrets.
 package certs

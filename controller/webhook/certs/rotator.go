@@ -34,7 +34,9 @@ type Options struct {
 	// Namespace and Name of the Secret. Required.
 	Namespace, Name string
 	// DNSNames the API server calls the webhook by, e.g.
-	// "my-webhook.my-ns.svc". Required.
+	// "my-webhook.my-ns.svc". An IP address (a URL clientConfig such as
+	// https://127.0.0.1:9443) becomes an IP SAN. The serving certificate
+	// is renewed when they change. Required.
 	DNSNames []string
 	// CAValidity and CertValidity are the lifetimes of the CA (default 10
 	// years) and of the serving certificate (default 1 year). Each is
@@ -96,24 +98,30 @@ type state struct {
 // serving certificate from the new one has. It returns when to call it
 // again. A conflict on the Secret is returned as an error: call again.
 func (r *Rotator) Sync(ctx context.Context) (time.Duration, error) {
+	next, _, err := r.sync(ctx)
+	return next, err
+}
+
+// sync is Sync, and also returns the caBundle the Secret holds now.
+func (r *Rotator) sync(ctx context.Context) (time.Duration, []byte, error) {
 	now := r.clock.Now()
 	secrets := r.opts.Client.CoreV1().Secrets(r.opts.Namespace)
 	secret, err := secrets.Get(ctx, r.opts.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		st, err := r.fresh(now)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		secret = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: r.opts.Namespace, Name: r.opts.Name}, Type: corev1.SecretTypeTLS}
 		st.store(secret)
 		if _, err := secrets.Create(ctx, secret, metav1.CreateOptions{}); err != nil {
-			return 0, fmt.Errorf("certs: creating Secret %s/%s: %w", r.opts.Namespace, r.opts.Name, err)
+			return 0, nil, fmt.Errorf("certs: creating Secret %s/%s: %w", r.opts.Namespace, r.opts.Name, err)
 		}
 		klog.FromContext(ctx).Info("Created webhook certificates", "secret", klog.KObj(secret))
-		return r.next(st, now), nil
+		return r.next(st, now), secret.Data[keyCABundle], nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("certs: reading Secret %s/%s: %w", r.opts.Namespace, r.opts.Name, err)
+		return 0, nil, fmt.Errorf("certs: reading Secret %s/%s: %w", r.opts.Namespace, r.opts.Name, err)
 	}
 	st, err := parse(secret)
 	var step string
@@ -121,21 +129,21 @@ func (r *Rotator) Sync(ctx context.Context) (time.Duration, error) {
 		// Nothing can be kept: start over, as for a new Secret.
 		klog.FromContext(ctx).Error(err, "Replacing unreadable webhook certificates", "secret", klog.KObj(secret))
 		if st, err = r.fresh(now); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		step = "replaced unreadable certificates"
 	} else if step, err = r.step(st, now); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if step != "" {
 		secret = secret.DeepCopy()
 		st.store(secret)
 		if _, err := secrets.Update(ctx, secret, metav1.UpdateOptions{}); err != nil {
-			return 0, fmt.Errorf("certs: updating Secret %s/%s: %w", r.opts.Namespace, r.opts.Name, err)
+			return 0, nil, fmt.Errorf("certs: updating Secret %s/%s: %w", r.opts.Namespace, r.opts.Name, err)
 		}
 		klog.FromContext(ctx).Info("Rotated webhook certificates", "secret", klog.KObj(secret), "step", step)
 	}
-	return r.next(st, now), nil
+	return r.next(st, now), secret.Data[keyCABundle], nil
 }
 
 // fresh is a new CA and a serving certificate from it.
@@ -165,7 +173,7 @@ func (r *Rotator) step(st *state, now time.Time) (string, error) {
 	case !byNewest && !now.Before(pki.IssuedAt(st.ca.Cert).Add(r.opts.Propagation)):
 		st.serving, err = pki.NewServing(st.ca, r.opts.DNSNames, now, r.opts.CertValidity)
 		return "issued the serving certificate from the new CA", err
-	case byNewest && (!now.Before(renewAt(st.serving.Cert)) || !slices.Equal(st.serving.Cert.DNSNames, r.opts.DNSNames)):
+	case byNewest && (!now.Before(renewAt(st.serving.Cert)) || !sameNames(pki.Names(st.serving.Cert), r.opts.DNSNames)):
 		st.serving, err = pki.NewServing(st.ca, r.opts.DNSNames, now, r.opts.CertValidity)
 		return "renewed the serving certificate", err
 	case byNewest && len(st.bundle) > 1 && !now.Before(pki.IssuedAt(st.serving.Cert).Add(r.opts.Propagation)):
@@ -191,8 +199,12 @@ func (r *Rotator) next(st *state, now time.Time) time.Duration {
 }
 
 // renewAt is when c has lived two thirds of its life.
+// Its life counts from its issue, not from the backdated NotBefore: with a
+// short validity (tests of rotation) the backdating would make it due at
+// once, again and again.
 func renewAt(c *x509.Certificate) time.Time {
-	return c.NotBefore.Add(c.NotAfter.Sub(c.NotBefore) * 2 / 3)
+	issued := pki.IssuedAt(c)
+	return issued.Add(c.NotAfter.Sub(issued) * 2 / 3)
 }
 
 func parse(secret *corev1.Secret) (*state, error) {
@@ -219,4 +231,12 @@ func (st *state) store(secret *corev1.Secret) {
 		keyCABundle: bundle,
 		keyCAKey:    st.ca.KeyPEM,
 	}
+}
+
+// sameNames reports whether a and b hold the same names in any order.
+func sameNames(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }

@@ -94,7 +94,7 @@ func TestCreatesTheSecret(t *testing.T) {
 	if _, err := tls.X509KeyPair(s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey]); err != nil {
 		t.Errorf("tls.crt and tls.key are no pair: %v", err)
 	}
-	if want := certLife*2/3 - 5*time.Minute/3; next < want-time.Minute || next > want+time.Minute {
+	if want := certLife * 2 / 3; next < want-time.Minute || next > want+time.Minute {
 		t.Errorf("next sync in %s, want about %s (two thirds of the serving certificate's life)", next, want)
 	}
 
@@ -256,5 +256,24 @@ func TestGetCertificateFollowsTheSecret(t *testing.T) {
 	bundle, err := CABundle(lister, ns, name)
 	if err != nil || string(bundle) != string(s.Data["ca.crt"]) {
 		t.Errorf("CABundle %q %v", bundle, err)
+	}
+}
+
+// A validity shorter than the backdating (tests of rotation use seconds)
+// still waits two thirds of it, instead of rotating the CA at every Sync.
+func TestShortValidityIsNotDueAtOnce(t *testing.T) {
+	client := fake.NewClientset()
+	r, err := NewRotator(Options{Client: client, Namespace: ns, Name: name, DNSNames: []string{dnsName},
+		CAValidity: 30 * time.Second, CertValidity: 30 * time.Second, Propagation: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := clocktesting.NewFakeClock(time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC))
+	r.clock = clock
+	if next := sync(t, r); next != 20*time.Second {
+		t.Errorf("next sync in %s after creating, want 20s", next)
+	}
+	if next := sync(t, r); next != 20*time.Second || bundleSize(t, secret(t, client)) != 1 {
+		t.Errorf("a second Sync at once: next in %s, %d CAs; want 20s and one CA", next, bundleSize(t, secret(t, client)))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"testing"
+	"time"
 
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -20,7 +21,9 @@ import (
 // server's TLSConfig reads the certificate from the Secret, and a client
 // that trusts ca.crt (the API server, given the caBundle) is served.
 func TestServerServesFromTheSecret(t *testing.T) {
-	r, client, _ := newRotator(t)
+	r, client, clock := newRotator(t)
+	// A real client checks validity against the wall clock.
+	clock.SetTime(time.Now())
 	sync(t, r)
 	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	indexer.Add(secret(t, client))

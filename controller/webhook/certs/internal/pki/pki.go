@@ -13,6 +13,8 @@ import (
 	"crypto/x509/pkix"
 	"fmt"
 	"math/big"
+	"net"
+	"slices"
 	"time"
 
 	"k8s.io/client-go/util/cert"
@@ -44,15 +46,32 @@ func NewCA(name string, now time.Time, validity time.Duration) (*Pair, error) {
 	return issue(tmpl, nil, now, validity)
 }
 
-// NewServing returns a serving certificate for dnsNames signed by ca.
-func NewServing(ca *Pair, dnsNames []string, now time.Time, validity time.Duration) (*Pair, error) {
+// NewServing returns a serving certificate for names signed by ca. A name
+// that is an IP address (a URL clientConfig such as https://127.0.0.1:9443)
+// becomes an IP SAN, the others DNS SANs.
+func NewServing(ca *Pair, names []string, now time.Time, validity time.Duration) (*Pair, error) {
 	tmpl := &x509.Certificate{
-		Subject:     pkix.Name{CommonName: dnsNames[0]},
-		DNSNames:    dnsNames,
+		Subject:     pkix.Name{CommonName: names[0]},
 		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
+	for _, n := range names {
+		if ip := net.ParseIP(n); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, n)
+		}
+	}
 	return issue(tmpl, ca, now, validity)
+}
+
+// Names are the SANs of c as NewServing was given them, DNS names first.
+func Names(c *x509.Certificate) []string {
+	names := slices.Clone(c.DNSNames)
+	for _, ip := range c.IPAddresses {
+		names = append(names, ip.String())
+	}
+	return names
 }
 
 // issue signs tmpl with ca's key, or with its own new key if ca is nil.

@@ -1,0 +1,202 @@
+//go:build e2e
+
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/ctrlkit/ctrlkit/controller/envtest"
+	"github.com/ctrlkit/ctrlkit/controller/manager"
+	"github.com/ctrlkit/ctrlkit/internal/testutil"
+)
+
+// TestWebAppWebhooksE2E runs the operator with its webhooks on the local
+// control plane: the API server calls them over TLS, at
+// https://127.0.0.1:PORT, with the caBundle the operator wrote from its
+// self-managed certificates, and kubectl creates, updates and deletes
+// WebApps that are defaulted, denied and warned about as the handlers say.
+func TestWebAppWebhooksE2E(t *testing.T) {
+	env := envtest.StartForTest(t, envtest.Options{Kubectl: true, CRDPaths: []string{"manifests/example.ctrlkit.dev_webapps.yaml"}})
+	ctx := t.Context()
+	kubectl := func(stdin string, args ...string) (string, error) {
+		cmd := env.Kubectl(ctx, args...)
+		if stdin != "" {
+			cmd.Stdin = strings.NewReader(stdin)
+		}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, f := range []string{"manifests/namespace.yaml", "manifests/role.yaml", "manifests/rbac.yaml"} {
+		if out, err := kubectl("", "apply", "-f", f); err != nil {
+			t.Fatalf("kubectl apply -f %s: %v\n%s", f, err, out)
+		}
+	}
+	kube := kubernetes.NewForConfigOrDie(env.RESTConfig())
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mgr := startWebhookOperator(t, env.RESTConfig())
+	addr := mgr.GetWebhookServer().Addr()
+
+	// Before the configurations exist, /readyz says what it waits for.
+	testutil.Eventually(t, time.Minute, "/readyz to say the configurations are missing", func(context.Context) (bool, error) {
+		got := readyz(t, mgr)
+		return strings.Contains(got, `validatingwebhookconfiguration.admissionregistration.k8s.io "webapp-operator" not found`), errors.New(got)
+	})
+	installWebhooks(t, kube, addr)
+	testutil.Eventually(t, time.Minute, "/readyz/webhook-certificates to pass", func(context.Context) (bool, error) {
+		got := readyz(t, mgr)
+		return got == "", errors.New(got)
+	})
+
+	const app = `{"apiVersion":"example.ctrlkit.dev/v1alpha1","kind":"WebApp","metadata":{"name":"web","namespace":"shop"},"spec":{"image":"nginx"}}`
+	out, err := kubectl(app, "create", "-f", "-")
+	if err != nil {
+		t.Fatalf("kubectl create: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, `Warning: spec.image "nginx" has no tag`) {
+		t.Errorf("kubectl create printed %q, want the untagged image's warning", out)
+	}
+	if out, err := kubectl("", "get", "webapp", "web", "-n", "shop", "-o", "jsonpath={.metadata.labels.app\\.kubernetes\\.io/name}"); err != nil || out != "web" {
+		t.Errorf("the defaulted label: %q, %v; want web", out, err)
+	}
+
+	out, err = kubectl("", "patch", "webapp", "web", "-n", "shop", "--type=merge", "-p", `{"spec":{"replicas":0,"image":"nginx:1.27"}}`)
+	if err != nil || !strings.Contains(out, "Warning: WebApp web has 0 replicas") || strings.Contains(out, "no tag") {
+		t.Errorf("kubectl patch to 0 replicas: %v\n%s\nwant the 0 replicas warning only", err, out)
+	}
+
+	if _, err := kube.AppsV1().Deployments("shop").Create(ctx, &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "taken"},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "taken"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "taken"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx:1.27"}}}},
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, err = kubectl(strings.ReplaceAll(app, `"web"`, `"taken"`), "create", "-f", "-")
+	if err == nil || !strings.Contains(out, `metadata.name: Invalid value: "taken": a Deployment of this name exists`) {
+		t.Errorf("kubectl create in the way of a Deployment: %v\n%s\nwant the field error", err, out)
+	}
+
+	// The delete goes through: the DELETE webhook only warns, and the
+	// operator removes its finalizer past the matchConditions.
+	if out, err := kubectl("", "delete", "webapp", "web", "-n", "shop", "--timeout=60s"); err != nil {
+		t.Errorf("kubectl delete: %v\n%s", err, out)
+	}
+}
+
+// startWebhookOperator runs the operator with webhooks on 127.0.0.1, as
+// the service account of manifests/rbac.yaml, until the test ends, and
+// returns its manager once the webhook server listens.
+func startWebhookOperator(t *testing.T, cfg *rest.Config, extraArgs ...string) *manager.Manager {
+	args := append([]string{"--leader-elect-resource-namespace=ctrlkit-system", "--metrics-bind-address=0",
+		"--health-probe-bind-address=127.0.0.1:0", "--webhook-bind-address=127.0.0.1:0", "--webhook-host-names=127.0.0.1"}, extraArgs...)
+	o, err := parseOptions(args, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := rest.CopyConfig(cfg)
+	config.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:ctrlkit-system:webapp-operator"}
+	ctx, cancel := context.WithCancel(context.Background())
+	mgr, err := newManager(ctx, o, config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("operator: %v", err)
+		}
+	})
+	select {
+	case <-mgr.GetWebhookServer().Listening():
+	case err := <-done:
+		t.Fatalf("operator stopped: %v", err)
+	}
+	testutil.Eventually(t, 30*time.Second, "the health probe to listen", testutil.True(func() bool { return mgr.HealthProbeAddr() != "" }))
+	return mgr
+}
+
+// readyz is the failure the webhook-certificates check reports, "" if it
+// passes.
+func readyz(t *testing.T, mgr *manager.Manager) string {
+	resp, err := http.Get("http://" + mgr.HealthProbeAddr() + "/readyz/webhook-certificates")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusOK {
+		return ""
+	}
+	return string(body)
+}
+
+// installWebhooks creates the configurations of manifests/webhooks.yaml,
+// with each webhook's Service replaced by the URL of the server at addr:
+// the test's API server cannot reach a Service.
+func installWebhooks(t *testing.T, kube kubernetes.Interface, addr string) {
+	f, err := os.Open("manifests/webhooks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	toURL := func(cc *admissionv1.WebhookClientConfig) {
+		url := "https://" + addr + *cc.Service.Path
+		cc.Service, cc.URL = nil, &url
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	for {
+		var u unstructured.Unstructured
+		if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
+			return
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		switch u.GetKind() {
+		case "ValidatingWebhookConfiguration":
+			var c admissionv1.ValidatingWebhookConfiguration
+			if err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &c); err == nil {
+				for i := range c.Webhooks {
+					toURL(&c.Webhooks[i].ClientConfig)
+				}
+				_, err = kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(t.Context(), &c, metav1.CreateOptions{})
+			}
+		case "MutatingWebhookConfiguration":
+			var c admissionv1.MutatingWebhookConfiguration
+			if err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &c); err == nil {
+				for i := range c.Webhooks {
+					toURL(&c.Webhooks[i].ClientConfig)
+				}
+				_, err = kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(t.Context(), &c, metav1.CreateOptions{})
+			}
+		}
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("%s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+	}
+}

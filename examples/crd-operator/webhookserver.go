@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/ctrlkit/ctrlkit/controller/manager"
+	"github.com/ctrlkit/ctrlkit/controller/webhook"
+	"github.com/ctrlkit/ctrlkit/controller/webhook/admission"
+	"github.com/ctrlkit/ctrlkit/controller/webhook/certs"
+	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+)
+
+// webhookConfigurations is the name of the ValidatingWebhookConfiguration
+// and of the MutatingWebhookConfiguration in manifests/webhooks.yaml,
+// whose caBundle the elected replica writes.
+const webhookConfigurations = "webapp-operator"
+
+// webhookOptions are the flags of the webhook server.
+type webhookOptions struct {
+	// BindAddress is host:port; empty serves no webhooks.
+	BindAddress string
+	// Namespace holds the certificates' Secret, SecretName.
+	Namespace, SecretName string
+	// Service is the Service in Namespace that the API server calls; its
+	// DNS names are the certificate's, unless HostNames are given.
+	Service   string
+	HostNames []string
+	// CertValidity, if set, is the lifetime of the CA and of the serving
+	// certificate (tests rotate them quickly); each rotation step waits a
+	// tenth of it.
+	CertValidity time.Duration
+}
+
+// setupWebhooks serves the WebApp defaulter and validator on mgr's
+// replicas with self-managed certificates.
+func setupWebhooks(mgr *manager.Manager, kube kubernetes.Interface, o webhookOptions) error {
+	host, portText, err := net.SplitHostPort(o.BindAddress)
+	if err != nil {
+		return fmt.Errorf("--webhook-bind-address: %w", err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		return fmt.Errorf("--webhook-bind-address: %w", err)
+	}
+	if port == 0 {
+		port = -1 // any free port (tests); the server's Addr tells which
+	}
+	names := o.HostNames
+	if len(names) == 0 {
+		svc := o.Service + "." + o.Namespace + ".svc"
+		names = []string{svc, svc + ".cluster.local"}
+	}
+	sm, err := certs.NewSelfManaged(certs.SelfManagedOptions{
+		Options: certs.Options{Client: kube, Namespace: o.Namespace, Name: o.SecretName, DNSNames: names,
+			CAValidity: o.CertValidity, CertValidity: o.CertValidity, Propagation: o.CertValidity / 10},
+		Webhooks: certs.Webhooks{
+			ValidatingWebhookConfigurations: []string{webhookConfigurations},
+			MutatingWebhookConfigurations:   []string{webhookConfigurations},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	srv, err := webhook.NewServer(webhook.Options{Host: host, Port: port, TLSConfig: sm.TLSConfig(), Registerer: mgr.Registry()})
+	if err != nil {
+		return err
+	}
+	srv.Register(defaultPath, admission.WithDefaulter(admission.DefaulterFunc[v1alpha1.WebApp](defaultWebApp)))
+	srv.Register(validatePath, admission.WithValidator(webAppValidator{kube}.validator()))
+	if err := mgr.Add(srv); err != nil { // on every replica, before the informers
+		return err
+	}
+	return sm.SetupWithManager(mgr)
+}
