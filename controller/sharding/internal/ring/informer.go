@@ -26,7 +26,7 @@ type ListerWatcherClient[L runtime.Object] interface {
 
 // FromClient is the ListWatch of a typed resource client:
 //
-//	sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments(""))
+//	FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments(""))
 func FromClient[L runtime.Object](c ListerWatcherClient[L]) *cache.ListWatch {
 	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
@@ -49,8 +49,8 @@ func FromClient[L runtime.Object](c ListerWatcherClient[L]) *cache.ListWatch {
 // Listing. With the ring's Options.Registry, the informer's store size is
 // the gauge ctrlkit_shard_cached_objects{ring, resource}.
 //
-//	sharding.Informer(factory, &appsv1.Deployment{},
-//		sharding.FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments("")), ring, sharding.Namespaced)
+//	Informer(factory, &appsv1.Deployment{},
+//		FromClient[*appsv1.DeploymentList](client.AppsV1().Deployments("")), ring, Namespaced)
 func Informer(factory informers.SharedInformerFactory, obj runtime.Object, lw cache.ListerWatcherWithContext, ring *Ring, scope Scope) cache.SharedIndexInformer {
 	return factory.InformerFor(obj, func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 		slw := newListWatch(lw, ring, scope)
