@@ -89,6 +89,12 @@
 //     resourceVersion the API server returned, so upstream's second status
 //     write of a pass goes out on the current version and lands instead of
 //     being refused with 409 Conflict.
+//   - NewController serves keys namespace by namespace in turn
+//     (Options.NamespaceLanes), where upstream's queue is first in, first
+//     out: another team's new Deployment does not wait behind one team's
+//     mass update. The decisions for each key are upstream's; only the order
+//     in which keys are served differs, and a busy namespace still gets a
+//     turn in every round, and every turn when the others are idle.
 //   - A Deployment whose selector would not select its own new ReplicaSet
 //     gets none, ReplicaFailure=True (NewReplicaSetUnadoptable) and one
 //     Warning event, where upstream creates ReplicaSets in a loop.

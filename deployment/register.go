@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
@@ -49,6 +50,15 @@ type Options struct {
 	// TrackTerminatingReplicas fills status.terminatingReplicas. Nil means
 	// true, as in Kubernetes v1.37.
 	TrackTerminatingReplicas *bool
+
+	// NamespaceLanes gives each namespace its own fairness lane in the
+	// controller's queue (controller.Options.Lane), so that one team's mass
+	// update does not make another team's new Deployment wait behind it:
+	// lanes are served in turn, a busy one still gets its turn whenever
+	// the others have keys, and all of them when they have none. Nil means
+	// true; false serves keys first in, first out, as upstream's queue
+	// does. A Lane or Queue in Controller takes precedence.
+	NamespaceLanes *bool
 }
 
 // NewController wires a Deployment Reconciler to the Deployment, ReplicaSet
@@ -125,6 +135,9 @@ func NewController(client kubernetes.Interface, factory informers.SharedInformer
 
 	if copts.MaxRetries == 0 && copts.Queue == nil {
 		copts.MaxRetries = MaxRetries
+	}
+	if copts.Lane == nil && copts.Queue == nil && (opts.NamespaceLanes == nil || *opts.NamespaceLanes) {
+		copts.Lane = namespaceOf
 	}
 	ctrl, err := controller.New(ControllerName, controller.Reconciler[string](r), copts)
 	if err != nil {
@@ -319,4 +332,10 @@ func (e *eventRules) keysSelecting(rs *appsv1.ReplicaSet) []string {
 			"replicaSet", klog.KObj(rs), "labels", rs.Labels, "deployment", keys[0])
 	}
 	return keys
+}
+
+// namespaceOf is the namespace of a "namespace/name" key: its fairness lane.
+func namespaceOf(key string) string {
+	ns, _, _ := strings.Cut(key, "/")
+	return ns
 }
