@@ -26,7 +26,7 @@ func etcdArgs(dir, clientURL string, peerPort int) []string {
 	}
 }
 
-func apiserverArgs(dir, etcdURL string, port int, keys *pki, opts Options) []string {
+func apiserverArgs(dir, etcdURL string, port int, keys *keyMaterial, opts Options) []string {
 	args := []string{
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1",

@@ -27,14 +27,14 @@ func TestKCMControllersAlwaysIncludeNodeLifecycle(t *testing.T) {
 }
 
 func TestAPIServerFlagsComeLastAndGatesAreSorted(t *testing.T) {
-	args := apiserverArgs(t.TempDir(), "http://127.0.0.1:1", 2, &pki{}, Options{
+	args := apiserverArgs(t.TempDir(), "http://127.0.0.1:1", 2, &keyMaterial{}, Options{
 		FeatureGates:   map[string]bool{"B": false, "A": true},
 		APIServerFlags: []string{"--profiling=true"},
 	})
 	if got := args[len(args)-2:]; !slices.Equal(got, []string{"--feature-gates=A=true,B=false", "--profiling=true"}) {
 		t.Errorf("last flags = %q, want the gates then the extra flag", got)
 	}
-	if slices.Contains(apiserverArgs(t.TempDir(), "", 2, &pki{}, Options{}), "--feature-gates=") {
+	if slices.Contains(apiserverArgs(t.TempDir(), "", 2, &keyMaterial{}, Options{}), "--feature-gates=") {
 		t.Error("an empty --feature-gates flag without gates")
 	}
 }

@@ -12,7 +12,7 @@ const contextName = "ctrlkit-local"
 // writeKubeconfig writes a kubeconfig for the admin user. It is written by
 // hand rather than with clientcmd, whose flag dependencies the root module
 // does not otherwise need.
-func writeKubeconfig(path, server string, keys *pki) error {
+func writeKubeconfig(path, server string, keys *keyMaterial) error {
 	const format = `apiVersion: v1
 kind: Config
 clusters:

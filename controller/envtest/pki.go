@@ -1,26 +1,21 @@
 package envtest
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/hex"
 	"fmt"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
 
-	"k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
+
+	"github.com/ctrlkit/ctrlkit/controller/internal/pki"
 )
 
-// pki is the key material of one control plane instance, written to files
+// keyMaterial is the key material of one control plane instance, written to files
 // that the components read.
-type pki struct {
+type keyMaterial struct {
 	caPEM []byte // trusts the API server's serving certificate
 
 	servingCertFile string
@@ -35,51 +30,17 @@ type pki struct {
 // localhost, a service account signing key and an admin token, all in dir.
 // Nothing outlives the instance, so the keys are generated fresh each time.
 //
-// The keys are P-256: client-go's GenerateSelfSignedCertKey would make the
-// CA and the certificate in one call, but with two RSA-2048 keys, which
-// took 0.25 to 1 s per start on a busy 2-core machine (at 86e5170, with
-// and without -race), against a few milliseconds for these.
-func writePKI(dir string) (*pki, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	ca, err := cert.NewSelfSignedCACert(cert.Config{CommonName: "ctrlkit-local-ca"}, caKey)
-	if err != nil {
-		return nil, err
-	}
-	servingKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	// client-go has no call that signs a certificate with a given CA.
+// The keys are P-256 (package pki): client-go's GenerateSelfSignedCertKey
+// would make the CA and the certificate in one call, but with two RSA-2048
+// keys, which took 0.25 to 1 s per start on a busy 2-core machine (at
+// 86e5170, with and without -race), against a few milliseconds for these.
+func writePKI(dir string) (*keyMaterial, error) {
 	now := time.Now()
-	servingDER, err := x509.CreateCertificate(rand.Reader, &x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(7 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		DNSNames:     []string{"localhost"},
-	}, ca, servingKey.Public(), caKey)
+	ca, err := pki.NewCA("ctrlkit-local", now, 7*24*time.Hour)
 	if err != nil {
 		return nil, err
 	}
-	serving, err := x509.ParseCertificate(servingDER)
-	if err != nil {
-		return nil, err
-	}
-	servingPEM, err := cert.EncodeCertificates(serving)
-	if err != nil {
-		return nil, err
-	}
-	servingKeyPEM, err := keyutil.MarshalPrivateKeyToPEM(servingKey)
-	if err != nil {
-		return nil, err
-	}
-	caPEM, err := cert.EncodeCertificates(ca)
+	serving, err := pki.NewServing(ca, []string{"localhost", "127.0.0.1"}, now, 7*24*time.Hour)
 	if err != nil {
 		return nil, err
 	}
@@ -93,8 +54,8 @@ func writePKI(dir string) (*pki, error) {
 		return nil, err
 	}
 
-	p := &pki{
-		caPEM:           caPEM,
+	p := &keyMaterial{
+		caPEM:           ca.CertPEM,
 		servingCertFile: filepath.Join(dir, "serving.crt"),
 		servingKeyFile:  filepath.Join(dir, "serving.key"),
 		saKeyFile:       filepath.Join(dir, "sa.key"),
@@ -108,8 +69,8 @@ func writePKI(dir string) (*pki, error) {
 		data []byte
 	}{
 		{filepath.Join(dir, "ca.crt"), p.caPEM},
-		{p.servingCertFile, servingPEM},
-		{p.servingKeyFile, servingKeyPEM},
+		{p.servingCertFile, serving.CertPEM},
+		{p.servingKeyFile, serving.KeyPEM},
 		{p.saKeyFile, saKey},
 		{p.tokenFile, []byte(tokenLine)},
 	} {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries"
+	"github.com/ctrlkit/ctrlkit/controller/envtest/internal/kwokstages/stagestest"
 )
 
 // fakeBinaries makes a binaries.Set of shell scripts standing in for
@@ -34,7 +35,7 @@ func fakeBinaries(t *testing.T, scripts map[string]string) *binaries.Set {
 	if err := os.MkdirAll(stages, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(stages, "pod-ready.yaml"), []byte(testPodReady), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(stages, "pod-ready.yaml"), []byte(stagestest.PodReady), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return &binaries.Set{Dir: dir, Versions: map[string]string{"k8s.io/kubernetes": "v1.37.2"}}
@@ -42,24 +43,6 @@ func fakeBinaries(t *testing.T, scripts map[string]string) *binaries.Set {
 
 // fullPrograms are the programs a Full environment runs.
 var fullPrograms = []string{"etcd", "kube-apiserver", "kwok", "kube-scheduler", "kube-controller-manager"}
-
-// testPodReady is kwok's pod-ready stage, as its module has it.
-const testPodReady = `apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-ready
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: 'DoesNotExist'
-  next:
-    statusTemplate: |
-      phase: Running
-`
 
 func TestStartRetriesWhenAPortIsTakenThenGivesUpCleanly(t *testing.T) {
 	bins := fakeBinaries(t, map[string]string{

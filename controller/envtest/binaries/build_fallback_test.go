@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest/internal/kwokstages"
+	"github.com/ctrlkit/ctrlkit/controller/envtest/internal/kwokstages/stagestest"
 )
 
 // fakeGo puts a go command on PATH that stands in for the toolchain: it
@@ -40,9 +41,9 @@ func installFakeGo(t *testing.T) *fakeGo {
 	}
 	bin, kwokMod := t.TempDir(), t.TempDir()
 	for name, body := range map[string]string{
-		"node/fast/node-initialize.yaml":                testNodeInit,
-		"node/heartbeat-with-lease/node-heartbeat.yaml": strings.ReplaceAll(testNodeInit, "node-initialize", "node-heartbeat-with-lease"),
-		"pod/fast/pod-ready.yaml":                       testPodReady,
+		"node/fast/node-initialize.yaml":                stagestest.NodeInit,
+		"node/heartbeat-with-lease/node-heartbeat.yaml": strings.ReplaceAll(stagestest.NodeInit, "node-initialize", "node-heartbeat-with-lease"),
+		"pod/fast/pod-ready.yaml":                       stagestest.PodReady,
 		"pod/fast/kustomization.yaml":                   "resources: [pod-ready.yaml]\n",
 		"volume/fast/unused.yaml":                       "a stage set envtest does not use\n",
 	} {

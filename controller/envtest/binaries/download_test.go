@@ -21,6 +21,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest/binaries/internal/download"
 	"github.com/ctrlkit/ctrlkit/controller/envtest/internal/kwokstages"
+	"github.com/ctrlkit/ctrlkit/controller/envtest/internal/kwokstages/stagestest"
 )
 
 // releaseServer serves, from fixtures made in the test, what official
@@ -89,7 +90,7 @@ func newReleaseServer(t *testing.T) *releaseServer {
 		rs.programs[name] = script(versionOutput(name, rs.version))
 	}
 	rs.kwok = script(versionOutput("kwok", rs.kwokVersion))
-	rs.kwokStages = []byte("---\n" + testNodeInit + "---\n" + testPodReady)
+	rs.kwokStages = []byte("---\n" + stagestest.NodeInit + "---\n" + stagestest.PodReady)
 	rs.Server = httptest.NewServer(http.HandlerFunc(rs.serve))
 	t.Cleanup(rs.Close)
 	return rs

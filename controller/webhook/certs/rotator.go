@@ -16,7 +16,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	"github.com/ctrlkit/ctrlkit/controller/webhook/certs/internal/pki"
+	"github.com/ctrlkit/ctrlkit/controller/internal/pki"
 )
 
 // The Secret's keys: a kubernetes.io/tls Secret with the CA beside.

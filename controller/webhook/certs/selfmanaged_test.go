@@ -18,9 +18,9 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/ctrlkit/ctrlkit/controller/internal/pki"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/webhook"
-	"github.com/ctrlkit/ctrlkit/controller/webhook/certs/internal/pki"
 	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 

@@ -10,36 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/ctrlkit/ctrlkit/controller/envtest/internal/kwokstages/stagestest"
 )
-
-const testPodReady = `apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-ready
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: 'DoesNotExist'
-  next:
-    statusTemplate: |
-      phase: Running
-`
-
-const testNodeInit = `apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: node-initialize
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Node
-  selector: {}
-  next: {}
-`
 
 func writeStages(t *testing.T, files map[string]string) string {
 	t.Helper()
@@ -79,8 +52,8 @@ func stagesByName(t *testing.T, config []byte) map[string]map[string]any {
 
 func TestKwokConfigExcludesStuckPodsAndSetsDelay(t *testing.T) {
 	dir := writeStages(t, map[string]string{
-		"node/fast/node-initialize.yaml": testNodeInit,
-		"pod/fast/pod-ready.yaml":        testPodReady,
+		"node/fast/node-initialize.yaml": stagestest.NodeInit,
+		"pod/fast/pod-ready.yaml":        stagestest.PodReady,
 	})
 	config, err := Config(dir, Readiness{Delay: 1500 * time.Millisecond, Jitter: 500 * time.Millisecond})
 	if err != nil {
@@ -108,7 +81,7 @@ func TestKwokConfigExcludesStuckPodsAndSetsDelay(t *testing.T) {
 }
 
 func TestKwokConfigExcludesPodsWithUnpullableImages(t *testing.T) {
-	dir := writeStages(t, map[string]string{"pod/fast/pod-ready.yaml": testPodReady})
+	dir := writeStages(t, map[string]string{"pod/fast/pod-ready.yaml": stagestest.PodReady})
 	config, err := Config(dir, Readiness{Unpullable: []string{"webserver:404", "registry.invalid/app:1"}})
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +95,7 @@ func TestKwokConfigExcludesPodsWithUnpullableImages(t *testing.T) {
 }
 
 func TestKwokConfigWithoutDelayLeavesDelayUnset(t *testing.T) {
-	dir := writeStages(t, map[string]string{"pod/fast/pod-ready.yaml": testPodReady})
+	dir := writeStages(t, map[string]string{"pod/fast/pod-ready.yaml": stagestest.PodReady})
 	config, err := Config(dir, Readiness{})
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +107,7 @@ func TestKwokConfigWithoutDelayLeavesDelayUnset(t *testing.T) {
 
 func TestKwokConfigErrors(t *testing.T) {
 	tests := map[string]map[string]string{
-		"no pod-ready stage": {"node/fast/node-initialize.yaml": testNodeInit},
+		"no pod-ready stage": {"node/fast/node-initialize.yaml": stagestest.NodeInit},
 		"not YAML":           {"pod/fast/pod-ready.yaml": "metadata: [\n"},
 		"no selector":        {"pod/fast/pod-ready.yaml": "metadata:\n  name: pod-ready\nspec: {}\n"},
 	}
@@ -151,7 +124,7 @@ func TestKwokConfigErrors(t *testing.T) {
 // documents (stage-fast.yaml); they read as the module's one-per-file.
 func TestKwokConfigReadsSeveralStagesOfOneFile(t *testing.T) {
 	dir := writeStages(t, map[string]string{
-		"stage-fast.yaml": "---\n# from kustomize build\n---\n" + testNodeInit + "---\n" + testPodReady,
+		"stage-fast.yaml": "---\n# from kustomize build\n---\n" + stagestest.NodeInit + "---\n" + stagestest.PodReady,
 	})
 	config, err := Config(dir, Readiness{})
 	if err != nil {
@@ -166,7 +139,7 @@ func TestKwokConfigReadsSeveralStagesOfOneFile(t *testing.T) {
 // An assets directory's stages folder may be a symbolic link (to a shared
 // copy, say): the stages it points at are read.
 func TestKwokConfigFollowsLinkedStagesFolder(t *testing.T) {
-	dir := writeStages(t, map[string]string{"pod/fast/pod-ready.yaml": testPodReady})
+	dir := writeStages(t, map[string]string{"pod/fast/pod-ready.yaml": stagestest.PodReady})
 	link := filepath.Join(t.TempDir(), "stages")
 	if err := os.Symlink(dir, link); err != nil {
 		t.Skipf("no symbolic links here: %v", err)

@@ -1,5 +1,5 @@
-// Package pki issues the CA and serving certificates that package certs
-// keeps in a Secret. It uses crypto/x509 directly because client-go's
+// Package pki issues CA and serving certificates: those that package
+// webhook/certs keeps in a Secret, and envtest's throwaway ones. It uses crypto/x509 directly because client-go's
 // cert.NewSelfSignedCACert fixes a ten-year validity and reads the wall
 // clock, and rotation needs both set; PEM encoding is client-go's.
 package pki

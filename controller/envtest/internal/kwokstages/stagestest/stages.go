@@ -1,8 +1,10 @@
-package binaries
-
-// kwok stages as the kwok module has them, for the fake module and the fake
+// Package stagestest holds kwok's stage files as the kwok module has them,
+// for the tests of envtest and its binaries that fake kwok's module or
 // release.
-const testPodReady = `apiVersion: kwok.x-k8s.io/v1alpha1
+package stagestest
+
+// PodReady is kwok's pod-ready stage.
+const PodReady = `apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
   name: pod-ready
@@ -19,7 +21,8 @@ spec:
       phase: Running
 `
 
-const testNodeInit = `apiVersion: kwok.x-k8s.io/v1alpha1
+// NodeInit is kwok's node-initialize stage.
+const NodeInit = `apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
   name: node-initialize
