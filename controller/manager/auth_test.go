@@ -72,6 +72,13 @@ func (api *reviewingAPI) setBroken(b bool) {
 
 func getWithToken(t *testing.T, url, token string) (int, string) {
 	t.Helper()
+	return getWithTokenBy(t, http.DefaultClient, url, token)
+}
+
+// getWithTokenBy is getWithToken with client c, e.g. one that trusts a
+// test's certificate.
+func getWithTokenBy(t *testing.T, c *http.Client, url, token string) (int, string) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +86,7 @@ func getWithToken(t *testing.T, url, token string) (int, string) {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}

@@ -1,8 +1,7 @@
 // Package manager runs a controller process: controllers and informer
 // factories, leader election on a Lease, /healthz, /readyz and /metrics,
 // signal handling and an ordered graceful shutdown — the parts of
-// kube-controller-manager around the controllers themselves. DESIGN.md
-// gives the reasons.
+// kube-controller-manager around the controllers (reasons in DESIGN.md).
 //
 //	mgr, err := manager.New(manager.Options{
 //		Client:          client,
@@ -19,9 +18,8 @@
 //
 // Request informers before Run: the Manager starts each factory once, when
 // Run begins, and client-go starts only the informers requested by then.
-// If a runnable watches an informer (InformerWatcher) that nothing starts,
-// Run fails within seconds of the factories' sync with
-// ErrInformerNotStarted, naming it.
+// A runnable watching an informer (InformerWatcher) that nothing starts
+// fails Run with ErrInformerNotStarted, naming it.
 //
 // Anything with Run(ctx) error is a Runnable. Optional methods, found by
 // type assertion, refine how it runs: Name (unique; in logs and errors),
@@ -29,17 +27,13 @@
 // WatchedInformers. controller.Controller[K] has all four. The webhook
 // server (Options.WebhookServer or GetWebhookServer) runs on every replica,
 // listening before any informer starts: a first list may need conversion.
-//
-// Options.BindFlags registers kube-controller-manager's flags
-// (--leader-elect, --leader-elect-lease-duration, ...) on a flag.FlagSet or
-// a pflag.FlagSet; BindServerFlags and BindLeaderElectionFlags bind each
-// group alone.
+// Options.BindFlags registers kube-controller-manager's and
+// controller-runtime's flags on a flag.FlagSet or a pflag.FlagSet.
 //
 // # Leases
 //
 // Options.Lease (package controller/lease) is this process's identity and
-// timings on Leases, for leader election and the shard ring alike; its
-// Client defaults to Options.Client.
+// timings on Leases, for leader election and the shard ring.
 //
 // With LeaderElection enabled, factories and runnables that need no leader
 // election start at once (a standby keeps warm caches and is ready); the
@@ -59,11 +53,11 @@
 // When Run's context is cancelled, a runnable fails or the Lease is lost,
 // Run stops, waiting for each stage before the next: the leader runnables;
 // the other runnables; the informer factories; the webhook servers
-// (draining requests in flight); the HTTP servers (/readyz
-// fails from the start); leader election, releasing the Lease with
-// ReleaseOnCancel; the event broadcasters, once recorded events are
-// written. GracefulShutdownTimeout bounds the whole sequence; past it, Run
-// returns ErrShutdownTimeout naming what still ran.
+// (draining requests); the HTTP servers (/readyz fails from the start);
+// leader election, releasing the Lease with ReleaseOnCancel; the event
+// broadcasters, once recorded events are written. GracefulShutdownTimeout
+// bounds the whole sequence; past it, Run returns ErrShutdownTimeout
+// naming what still ran.
 //
 // # Events, endpoints, metrics
 //
@@ -79,5 +73,8 @@
 // with client-go's leader election (and, with RESTClientMetrics, REST
 // client) metrics under kube-controller-manager's names. PprofAddr serves
 // net/http/pprof. MetricsAuth guards /metrics and /debug/pprof/ with
-// TokenReview and SubjectAccessReview, as kube-rbac-proxy does.
+// TokenReview and SubjectAccessReview, as kube-rbac-proxy does;
+// MetricsTLS serves them over HTTPS, with certificate files reloaded on
+// change (--metrics-secure, --metrics-cert-path). In a cluster use both,
+// as kubebuilder does; plain HTTP sends the token in clear: local use only.
 package manager

@@ -28,11 +28,15 @@ func (o *Options) BindFlags(fs FlagSet) {
 // BindServerFlags registers the flags of the Manager's endpoints and
 // shutdown, with controller-runtime's names: --metrics-bind-address,
 // --health-probe-bind-address, --pprof-bind-address and
-// --graceful-shutdown-timeout. Defaults are o's current values.
+// --graceful-shutdown-timeout; and MetricsTLS's with kubebuilder's:
+// --metrics-secure, --metrics-cert-path, --metrics-cert-name and
+// --metrics-key-name. Defaults are o's current values.
 func (o *Options) BindServerFlags(fs FlagSet) {
 	if o.GracefulShutdownTimeout == 0 {
 		o.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
 	}
+	mt := &o.MetricsTLS
+	*mt = mt.withDefaults()
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr,
 		"Address of the /metrics endpoint, e.g. :8080. Empty or 0 disables it.")
 	fs.StringVar(&o.HealthProbeAddr, "health-probe-bind-address", o.HealthProbeAddr,
@@ -41,6 +45,14 @@ func (o *Options) BindServerFlags(fs FlagSet) {
 		"Address of the /debug/pprof/ endpoints, e.g. 127.0.0.1:6060. Empty or 0 disables them.")
 	fs.DurationVar(&o.GracefulShutdownTimeout, "graceful-shutdown-timeout", o.GracefulShutdownTimeout,
 		"How long shutdown may take before the process gives up on what is still running. Negative waits forever.")
+	fs.BoolVar(&mt.SecureServing, "metrics-secure", mt.SecureServing,
+		"Serve /metrics over HTTPS. Use it, with token authentication, in clusters; plain HTTP only for local use.")
+	fs.StringVar(&mt.CertDir, "metrics-cert-path", mt.CertDir,
+		"Directory of the metrics server's certificate and key, reloaded when they change. Empty serves a self-signed certificate.")
+	fs.StringVar(&mt.CertName, "metrics-cert-name", mt.CertName,
+		"File name of the metrics server's certificate in --metrics-cert-path.")
+	fs.StringVar(&mt.KeyName, "metrics-key-name", mt.KeyName,
+		"File name of the metrics server's key in --metrics-cert-path.")
 }
 
 // BindLeaderElectionFlags registers the leader election flags with

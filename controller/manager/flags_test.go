@@ -35,6 +35,9 @@ func TestBindFlags(t *testing.T) {
 		"--metrics-bind-address=:8080",
 		"--health-probe-bind-address=:8081",
 		"--graceful-shutdown-timeout=1m",
+		"--metrics-secure",
+		"--metrics-cert-path=/certs",
+		"--metrics-key-name=key.pem",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +46,7 @@ func TestBindFlags(t *testing.T) {
 		MetricsAddr:             ":8080",
 		HealthProbeAddr:         ":8081",
 		GracefulShutdownTimeout: time.Minute,
+		MetricsTLS:              MetricsTLS{SecureServing: true, CertDir: "/certs", CertName: "tls.crt", KeyName: "key.pem"},
 		Lease: lease.Config{
 			Namespace:     "ops",
 			LeaseDuration: 30 * time.Second,

@@ -61,9 +61,15 @@ type Options struct {
 	// Probes stay open. It needs Options.Client, allowed to create
 	// tokenreviews and subjectaccessreviews (ClusterRole
 	// system:auth-delegator); a scraper needs "get" on the nonResourceURL
-	// "/metrics". Decisions are cached for ten seconds. The endpoint stays
-	// plain HTTP: tokens must not cross a network that others can read.
+	// "/metrics". Decisions are cached for ten seconds. Without
+	// MetricsTLS the endpoint is plain HTTP and the token crosses the
+	// network in clear text: in a cluster, enable both.
 	MetricsAuth bool
+
+	// MetricsTLS, with SecureServing, serves MetricsAddr over HTTPS, from
+	// certificate files reloaded on change or a tls.Config. Zero means
+	// plain HTTP, for local use only.
+	MetricsTLS MetricsTLS
 
 	// RESTClientMetrics puts client-go's request metrics on the registry:
 	// rest_client_requests_total{code,method,host} and
@@ -168,6 +174,10 @@ func (o Options) withDefaults() (Options, error) {
 	o.PprofAddr = endpointAddr(o.PprofAddr)
 	if o.MetricsAuth && o.Client == nil {
 		return o, errors.New("manager: invalid options: MetricsAuth needs Options.Client to review tokens")
+	}
+	o.MetricsTLS = o.MetricsTLS.withDefaults()
+	if err := o.MetricsTLS.check(o.MetricsAddr, o.HealthProbeAddr); err != nil {
+		return o, fmt.Errorf("manager: invalid options: %w", err)
 	}
 	if !o.LeaderElection.Enabled && o.Sharding.Ring == "" {
 		return o, nil // nothing holds a Lease

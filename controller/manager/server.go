@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/klog/v2"
 )
 
 // server is one HTTP endpoint of the Manager: a bound listener and its
@@ -27,19 +29,32 @@ type server struct {
 // error, nothing stays open.
 func (m *Manager) listen() ([]*server, error) {
 	var servers []*server
+	fail := func(ep *endpoint, err error) ([]*server, error) {
+		for _, s := range servers {
+			s.l.Close()
+		}
+		m.healthProbeAddr.Store(nil)
+		m.metricsAddr.Store(nil)
+		m.pprofAddr.Store(nil)
+		return nil, fmt.Errorf("manager: %s: %w", ep.name, err)
+	}
 	for _, ep := range m.endpoints() {
+		var cfg *tls.Config
+		if ep.tls {
+			var err error
+			if cfg, err = m.opts.MetricsTLS.config(); err != nil {
+				return fail(ep, err)
+			}
+		}
 		l, err := net.Listen("tcp", ep.addr)
 		if err != nil {
-			for _, s := range servers {
-				s.l.Close()
-			}
-			m.healthProbeAddr.Store(nil)
-			m.metricsAddr.Store(nil)
-			m.pprofAddr.Store(nil)
-			return nil, fmt.Errorf("manager: %s: %w", ep.name, err)
+			return fail(ep, err)
 		}
 		if m.wrapListener != nil {
 			l = m.wrapListener(l)
+		}
+		if cfg != nil {
+			l = tls.NewListener(l, cfg)
 		}
 		addr := l.Addr().String()
 		for _, b := range ep.bound {
@@ -52,6 +67,9 @@ func (m *Manager) listen() ([]*server, error) {
 			srv: &http.Server{
 				Handler:           ep.mux,
 				ReadHeaderTimeout: 10 * time.Second,
+				// The certificate watcher logs reloads with the
+				// handshake's context.
+				BaseContext: func(net.Listener) context.Context { return klog.NewContext(context.Background(), m.logger) },
 			},
 		})
 	}
@@ -64,6 +82,7 @@ type endpoint struct {
 	addr  string
 	mux   *http.ServeMux
 	bound []*atomic.Pointer[string] // where to record the bound address
+	tls   bool                      // served over HTTPS (MetricsTLS)
 }
 
 // endpoints groups the enabled endpoints by address, in a fixed order:
@@ -73,19 +92,20 @@ func (m *Manager) endpoints() []*endpoint {
 		name     string
 		addr     string
 		bound    *atomic.Pointer[string]
+		tls      bool
 		register func(*http.ServeMux)
 	}
 	parts := []part{
-		{"health probe", m.opts.HealthProbeAddr, &m.healthProbeAddr, func(mux *http.ServeMux) {
+		{"health probe", m.opts.HealthProbeAddr, &m.healthProbeAddr, false, func(mux *http.ServeMux) {
 			mux.Handle("/healthz", m.healthz.handler("/healthz"))
 			mux.Handle("/healthz/", m.healthz.handler("/healthz"))
 			mux.Handle("/readyz", m.readyz.handler("/readyz"))
 			mux.Handle("/readyz/", m.readyz.handler("/readyz"))
 		}},
-		{"metrics", m.opts.MetricsAddr, &m.metricsAddr, func(mux *http.ServeMux) {
+		{"metrics", m.opts.MetricsAddr, &m.metricsAddr, m.opts.MetricsTLS.SecureServing, func(mux *http.ServeMux) {
 			mux.Handle("/metrics", m.guard(promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})))
 		}},
-		{"pprof", m.opts.PprofAddr, &m.pprofAddr, func(mux *http.ServeMux) {
+		{"pprof", m.opts.PprofAddr, &m.pprofAddr, false, func(mux *http.ServeMux) {
 			mux.Handle("/debug/pprof/", m.guard(pprofHandler()))
 		}},
 	}
@@ -105,6 +125,7 @@ func (m *Manager) endpoints() []*endpoint {
 		}
 		p.register(ep.mux)
 		ep.bound = append(ep.bound, p.bound)
+		ep.tls = ep.tls || p.tls // pprof on the metrics address is HTTPS too
 	}
 	return eps
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 
-	"github.com/ctrlkit/ctrlkit/controller/webhook/internal/certwatcher"
+	"github.com/ctrlkit/ctrlkit/controller/internal/certwatcher"
 )
 
 // Server is an HTTPS server for webhooks. Register handlers on it, then

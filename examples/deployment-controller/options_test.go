@@ -34,6 +34,7 @@ func TestParseOptionsDefaultsAreKubeControllerManagers(t *testing.T) {
 				MetricsAddr:             ":8080",
 				HealthProbeAddr:         ":8081",
 				GracefulShutdownTimeout: 30 * time.Second,
+				MetricsTLS:              manager.MetricsTLS{CertName: "tls.crt", KeyName: "tls.key"},
 				Lease: lease.Config{
 					LeaseDuration: 15 * time.Second,
 					RenewDeadline: 10 * time.Second,
@@ -69,6 +70,10 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 		"--leader-elect-resource-namespace=ctrlkit-system",
 		"--leader-elect-resource-name=mine",
 		"--metrics-bind-address=0",
+		"--metrics-secure",
+		"--metrics-cert-path=/etc/metrics-certs",
+		"--metrics-cert-name=cert.pem",
+		"--metrics-key-name=key.pem",
 		"--health-probe-bind-address=127.0.0.1:9443",
 		"--shard-ring=deployments",
 		"--debounce=2s",
@@ -90,6 +95,8 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 				MetricsAddr:             "0",
 				HealthProbeAddr:         "127.0.0.1:9443",
 				GracefulShutdownTimeout: 30 * time.Second,
+				MetricsTLS: manager.MetricsTLS{SecureServing: true, CertDir: "/etc/metrics-certs",
+					CertName: "cert.pem", KeyName: "key.pem"},
 				Lease: lease.Config{
 					LeaseDuration: 30 * time.Second,
 					RenewDeadline: 20 * time.Second,

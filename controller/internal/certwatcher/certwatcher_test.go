@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ctrlkit/ctrlkit/controller/webhook/internal/certwatcher"
-	"github.com/ctrlkit/ctrlkit/controller/webhook/internal/webhooktest"
+	"github.com/ctrlkit/ctrlkit/controller/internal/certtest"
+	"github.com/ctrlkit/ctrlkit/controller/internal/certwatcher"
 )
 
 func TestReloadsOnChangeAndKeepsTheLastGoodPair(t *testing.T) {
 	dir := t.TempDir()
 	certPath, keyPath := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	webhooktest.WriteCert(t, dir)
+	certtest.WriteCert(t, dir)
 	w, err := certwatcher.New(certPath, keyPath)
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +26,7 @@ func TestReloadsOnChangeAndKeepsTheLastGoodPair(t *testing.T) {
 		t.Error("an unchanged pair was loaded again")
 	}
 
-	webhooktest.WriteCert(t, dir)
+	certtest.WriteCert(t, dir)
 	second, _ := w.GetCertificate(nil)
 	if bytes.Equal(second.Certificate[0], first.Certificate[0]) {
 		t.Fatal("the replaced pair is not served")

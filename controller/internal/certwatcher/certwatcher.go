@@ -62,11 +62,11 @@ func (w *Watcher) GetCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, 
 		if err = w.load(stamps); err != nil {
 			w.failed = stamps
 		} else {
-			logger(hello).V(1).Info("Reloaded webhook serving certificate", "cert", w.certPath, "key", w.keyPath)
+			logger(hello).V(1).Info("Reloaded serving certificate", "cert", w.certPath, "key", w.keyPath)
 		}
 	}
 	if err != nil {
-		logger(hello).Error(err, "Serving the last good webhook certificate", "cert", w.certPath, "key", w.keyPath)
+		logger(hello).Error(err, "Serving the last good certificate", "cert", w.certPath, "key", w.keyPath)
 	}
 	return w.cert, nil
 }
@@ -75,15 +75,15 @@ func (w *Watcher) GetCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, 
 func (w *Watcher) load(stamps [2]stamp) error {
 	certPEM, err := os.ReadFile(w.certPath)
 	if err != nil {
-		return fmt.Errorf("reading webhook certificate: %w", err)
+		return fmt.Errorf("reading certificate: %w", err)
 	}
 	keyPEM, err := os.ReadFile(w.keyPath)
 	if err != nil {
-		return fmt.Errorf("reading webhook key: %w", err)
+		return fmt.Errorf("reading key: %w", err)
 	}
 	cert, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
-		return fmt.Errorf("loading webhook certificate %s and key %s: %w", w.certPath, w.keyPath, err)
+		return fmt.Errorf("loading certificate %s and key %s: %w", w.certPath, w.keyPath, err)
 	}
 	w.cert, w.current = &cert, stamps
 	return nil
@@ -94,7 +94,7 @@ func (w *Watcher) stat() ([2]stamp, error) {
 	for i, path := range []string{w.certPath, w.keyPath} {
 		fi, err := os.Stat(path)
 		if err != nil {
-			return stamps, fmt.Errorf("webhook certificate: %w", err)
+			return stamps, fmt.Errorf("serving certificate: %w", err)
 		}
 		stamps[i] = stamp{size: fi.Size(), modTime: fi.ModTime()}
 	}
