@@ -62,13 +62,13 @@ type Rotator struct {
 func NewRotator(opts Options) (*Rotator, error) {
 	var errs []error
 	if opts.Client == nil {
-		errs = append(errs, errors.New("Client is required"))
+		errs = append(errs, errors.New("Options.Client is required"))
 	}
 	if opts.Namespace == "" || opts.Name == "" {
-		errs = append(errs, errors.New("Namespace and Name are required"))
+		errs = append(errs, errors.New("Options.Namespace and Name are required"))
 	}
 	if len(opts.DNSNames) == 0 {
-		errs = append(errs, errors.New("DNSNames are required"))
+		errs = append(errs, errors.New("Options.DNSNames are required"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("certs: %w", err)
