@@ -6,8 +6,8 @@
 // # What a user calls
 //
 // With a manager, three calls: manager.Options.Sharding names the ring (the
-// manager creates the Ring from Options.Lease, the Lease settings leader election uses too, and
-// runs it on every replica: Manager.Ring); Shard registers, in the informer
+// manager creates the Ring from Options.Lease, which leader election uses
+// too, and runs it on every replica: Manager.Ring); Shard registers, in the informer
 // factory, informers that list and watch only this member's share
 // (ResourceOf takes a client-go typed client or a ctrlkit typed.Client);
 // and the builder's Sharded makes the controller the ring's. Without a ring
