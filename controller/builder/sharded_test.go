@@ -182,10 +182,11 @@ func TestShardedRefusesInformersOfAnotherRing(t *testing.T) {
 	reconcile := controller.ReconcilerFunc[string](func(context.Context, string) (controller.Result, error) {
 		return controller.Result{}, nil
 	})
-	ringGate, err := sharding.NewGate[string](mgr.Ring(), nil)
+	sharded, err := sharding.ControllerOptions(mgr.Ring(), controller.Options[string]{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ringGate := sharded.Gate
 	for _, tc := range []struct {
 		name string
 		b    *builder.Builder[string]

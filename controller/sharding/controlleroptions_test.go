@@ -46,10 +46,7 @@ func TestControllerOptionsBoundReconcilesByTheLease(t *testing.T) {
 
 	// The path without ControllerOptions: the gate alone, or with a
 	// timeout that outlives the margin.
-	gate, err := sharding.NewGate[string](ring, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gate := opts.Gate
 	for _, timeout := range []time.Duration{0, margin, time.Minute} {
 		_, err := controller.New("sharded", noop, controller.Options[string]{Gate: gate, NeedLeaderElection: ptr.To(false), ReconcileTimeout: timeout})
 		if err == nil || !strings.Contains(err.Error(), "ReconcileTimeout must be positive and below it") {
@@ -72,7 +69,8 @@ func TestControllerOptionsKeysAndRefusals(t *testing.T) {
 	if _, err := sharding.ControllerOptions(ring, controller.Options[int]{}, func(int) (string, string) { return "default", "" }); err != nil {
 		t.Errorf("ControllerOptions[int] with shardOf: %v", err)
 	}
-	gate, _ := sharding.NewGate[string](ring, nil)
+	sharded, _ := sharding.ControllerOptions(ring, controller.Options[string]{}, nil)
+	gate := sharded.Gate
 	if _, err := sharding.ControllerOptions(ring, controller.Options[string]{Gate: gate}, nil); err == nil || !strings.Contains(err.Error(), "have a Gate") {
 		t.Errorf("a base with a Gate: %v, want it refused", err)
 	}

@@ -34,7 +34,7 @@ func ControllerOptions[K comparable](r *Ring, base controller.Options[K], shardO
 	if base.Gate != nil {
 		return base, errors.New("sharding: the options have a Gate, and a sharded controller needs the ring's")
 	}
-	gate, err := NewGate(r, shardOf)
+	gate, err := newGate(r, shardOf)
 	if err != nil {
 		return base, err
 	}
@@ -45,14 +45,14 @@ func ControllerOptions[K comparable](r *Ring, base controller.Options[K], shardO
 	return base, nil
 }
 
-// NewGate is r's Gate of K's keys, the one ControllerOptions sets; shardOf
-// is as there. Wrap it to observe admissions (a demo recording who
-// reconciled what); a wrapper keeps the timeout check of controller.New
-// only if it passes on MaxReconcileTime. A key of another member is
+// newGate is r's Gate of K's keys, the one ControllerOptions sets; shardOf
+// is as there. (To observe admissions, wrap the Gate ControllerOptions
+// returns; a wrapper keeps the timeout check of controller.New only if it
+// passes on MaxReconcileTime.) A key of another member is
 // dropped, since its owner has it; a key of r's share not handed over yet
 // comes back later; an admitted key counts as in flight on r until its
 // reconcile returns, so that r hands nothing over while it runs.
-func NewGate[K comparable](r *Ring, shardOf func(K) (namespace, name string)) (controller.Gate[K], error) {
+func newGate[K comparable](r *Ring, shardOf func(K) (namespace, name string)) (controller.Gate[K], error) {
 	if shardOf != nil {
 		return ring.NewGate(r.member, func(key K) (uint64, error) {
 			return ring.KeyHash(shardOf(key)), nil
