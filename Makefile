@@ -9,7 +9,7 @@ GO ?= go
 NESTED := internal/benchmarks internal/upstreamcheck internal/cpbuild internal/envtestuser internal/tools internal/operatoruser internal/kstatuscheck
 E2E_TIMEOUT ?= 45m
 
-.PHONY: all demo test check vet sizes unit upstream upstream-long e2e conformance bench fuzz cluster scalebench scalebench-shards scalebench-memory
+.PHONY: all demo test check vet sizes unit upstream upstream-long e2e conformance bench fuzz cluster scalebench scalebench-shards scalebench-memory scalebench-neighbours
 
 all: test
 
@@ -93,12 +93,19 @@ cluster:
 	$(GO) run ./internal/cmd/localcluster
 
 ## scalebench: 1000 Deployments x 3 replicas, ours against kube-controller-manager's, 3 alternating pairs, each run on a fresh local control plane.
+## LOAD=1 runs every phase beside a busy loop per core (the controlled load of issue 48).
 scalebench:
-	$(GO) run ./internal/cmd/scalebench pairs -n 1000 -r 3 -pairs 3
+	$(GO) run ./internal/cmd/scalebench pairs -n 1000 -r 3 -pairs 3 $(if $(LOAD),-load)
 
 ## scalebench-shards: 1000 x 3 over 300 namespaces, our controller as a ring of 1, then of 3 replica processes.
 scalebench-shards:
 	$(GO) run ./internal/cmd/scalebench shards -n 1000 -r 3 -namespaces 300 -replicas 3
+
+## scalebench-neighbours: 300 x 1 Deployments rolled in namespace busy while 20 are created in quiet, one every 0.5 s,
+## under kube-controller-manager's default client limit (20 QPS, burst 30): ours, upstream's and ours without
+## namespace lanes, 3 groups of runs on fresh control planes. LOAD=1 runs every phase beside a busy loop per core.
+scalebench-neighbours:
+	$(GO) run ./internal/cmd/scalebench neighbours -n 300 -r 1 -quiet 20 -pairs 3 $(if $(LOAD),-load)
 
 ## scalebench-memory: 1000 x 10 over 20 namespaces, created then rolled out (issue 36's burst); ours and kube-controller-manager's Deployment controller, each after its burst and restarted; 3 pairs (about 2 hours 15 minutes; add -rollout=false by hand for the creates alone, about an hour).
 scalebench-memory:

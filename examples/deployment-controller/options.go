@@ -26,6 +26,9 @@ type options struct {
 	ConcurrentDeploymentSyncs int
 	// Debounce and DebounceMaxWait are controller.Options'.
 	Debounce, DebounceMaxWait time.Duration
+	// NamespaceLanes is deployment.Options': one fairness lane per
+	// namespace, or first in, first out as upstream.
+	NamespaceLanes bool
 }
 
 // parseOptions parses args (without the program name) with
@@ -35,6 +38,7 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	o := &options{
 		Options:                   managerflags.Defaults(component),
 		ConcurrentDeploymentSyncs: 5,
+		NamespaceLanes:            true,
 	}
 	var fss cliflag.NamedFlagSets
 	o.AddFlags(&fss)
@@ -50,6 +54,8 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 		"If positive, reconcile a Deployment only once its events have been quiet for this long, so that a burst of events gives one sync: fewer syncs and writes for this much more latency. 0 syncs at each event, as kube-controller-manager does.")
 	fss.FlagSet("deployment controller").DurationVar(&o.DebounceMaxWait, "debounce-max-wait", o.DebounceMaxWait,
 		"With --debounce, the longest a Deployment under a constant stream of events waits for its sync. 0 means 10 times --debounce.")
+	fss.FlagSet("deployment controller").BoolVar(&o.NamespaceLanes, "namespace-lanes", o.NamespaceLanes,
+		"Serve each namespace's Deployments in a fairness lane of its own, so that a mass update in one namespace does not make another namespace's Deployments wait behind it; the decisions for each Deployment are the same. false serves them first in, first out, as kube-controller-manager does.")
 	if err := managerflags.Parse("deployment-controller", &fss, args, output); err != nil {
 		return nil, err
 	}

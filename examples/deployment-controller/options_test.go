@@ -49,6 +49,7 @@ func TestParseOptionsDefaultsAreKubeControllerManagers(t *testing.T) {
 			},
 		},
 		ConcurrentDeploymentSyncs: 5,
+		NamespaceLanes:            true,
 	}
 	if diff := cmp.Diff(want, o, cmpopts.IgnoreFields(manager.Options{}, "Logger")); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -78,6 +79,7 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 		"--shard-ring=deployments",
 		"--debounce=2s",
 		"--debounce-max-wait=30s",
+		"--namespace-lanes=false",
 		"--otlp-endpoint=http://otel-collector:4318",
 	}, io.Discard)
 	if err != nil {
@@ -114,6 +116,7 @@ func TestParseOptionsReadsEveryFlag(t *testing.T) {
 		ConcurrentDeploymentSyncs: 50,
 		Debounce:                  2 * time.Second,
 		DebounceMaxWait:           30 * time.Second,
+		NamespaceLanes:            false,
 	}
 	want.Tracing.Endpoint = "http://otel-collector:4318"
 	if diff := cmp.Diff(want, o, cmpopts.IgnoreFields(manager.Options{}, "Logger")); diff != "" {

@@ -56,7 +56,7 @@ func newManager(ctx context.Context, o *options, client kubernetes.Interface) (*
 	if copts, err = sharding.ControllerOptions(mgr.Ring(), copts, nil); err != nil {
 		return nil, err
 	}
-	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{Controller: copts})
+	ctrl, _, err := deployment.NewController(client, factory, recorder, deployment.Options{Controller: copts, NamespaceLanes: &o.NamespaceLanes})
 	if err != nil {
 		return nil, err
 	}

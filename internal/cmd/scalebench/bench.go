@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -22,11 +23,15 @@ import (
 
 // The conditions both controllers run under: kube-controller-manager's
 // default workers, and a client rate limit high enough that neither waits
-// for tokens (kube-controller-manager's burst is twice its QPS).
+// for tokens (kube-controller-manager's burst is twice its QPS); in the
+// neighbours mode, kube-controller-manager's default limit, under which
+// every write waits for a token.
 const (
-	workers = 5
-	qps     = 500
-	burst   = 1000
+	workers      = 5
+	qps          = 500
+	burst        = 1000
+	defaultQPS   = 20
+	defaultBurst = 30
 	// createWorkers are the benchmark's concurrent creates and patches.
 	createWorkers = 50
 	// phaseTimeout gives up a phase that has not finished by then.
@@ -46,15 +51,19 @@ const (
 )
 
 // runSpec is one run: a controller and, for ours as a shard ring, the
-// ring's size (0: not sharded).
+// ring's size (0: not sharded); fifo runs ours with --namespace-lanes=false.
 type runSpec struct {
 	controller controllerKind
 	members    int
+	fifo       bool
 }
 
 func (s runSpec) String() string {
-	if s.members > 0 {
+	switch {
+	case s.members > 0:
 		return fmt.Sprintf("ring of %d", s.members)
+	case s.fifo:
+		return string(s.controller) + " without lanes"
 	}
 	return string(s.controller)
 }
@@ -71,8 +80,19 @@ func (p phaseResult) done() bool { return p.total > 0 && p.available == p.total 
 // result is one run's measurements.
 type result struct {
 	runSpec
+	group                 int // the pair (or triple) the run belongs to, from 0
 	deployments, replicas int
 	create, rollout       phaseResult
+	// cpu is the Deployment controller processes' CPU-seconds
+	// (process_cpu_seconds_total) in each phase.
+	cpu struct{ create, rollout float64 }
+	// reads are the Deployment controller processes' GET requests (gets,
+	// lists and watches: rest_client_requests_total) from their start to
+	// the rollout's end: an informer-based controller's initial lists and
+	// watches, and every read it makes beside its informers.
+	reads int
+	// quiet are the neighbours mode's quiet Deployments' times.
+	quiet quietResult
 	// apiWrites are the Deployment controller's writes other than events,
 	// as kube-apiserver counted them, and conflicts those of them it
 	// answered with 409 Conflict.
@@ -105,20 +125,37 @@ func (c config) nodeCount() int {
 	return max(1, (2*c.deployments*(c.replicas+1)+podsPerNode-1)/podsPerNode)
 }
 
-// namespaceOf is the namespace of the i-th Deployment.
-func (c config) namespaceOf(i int) string { return fmt.Sprintf("ns-%d", i%c.namespaces) }
+// namespaceOf is the namespace of the i-th Deployment: in the neighbours
+// mode the busy one, else ns-0, ns-1, ... in turn.
+func (c config) namespaceOf(i int) string {
+	if c.mode == "neighbours" {
+		return busyNamespace
+	}
+	return fmt.Sprintf("ns-%d", i%c.namespaces)
+}
+
+// namespaceNames are the namespaces a run creates.
+func (c config) namespaceNames() []string {
+	if c.mode == "neighbours" {
+		return []string{busyNamespace, quietNamespace}
+	}
+	names := make([]string, c.namespaces)
+	for i := range names {
+		names[i] = c.namespaceOf(i)
+	}
+	return names
+}
 
 func deploymentName(i int) string { return fmt.Sprintf("bench-%05d", i) }
 
 // benchmark makes one run on a control plane of its own.
 func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io.Writer) (res result, err error) {
 	res = result{runSpec: spec, deployments: cfg.deployments, replicas: cfg.replicas}
+	// Upstream's Deployment controller runs in a kube-controller-manager
+	// of its own (startKCM), so that its process's CPU is its own.
 	opts := envtest.Options{
 		Mode: envtest.Full, Nodes: cfg.nodeCount(), Dir: dir, Log: log, KCMQPS: qps,
 		Controllers: []string{"replicaset", "garbagecollector"},
-	}
-	if spec.controller == upstream && cfg.mode != "memory" {
-		opts.Controllers = append(opts.Controllers, "deployment")
 	}
 	if spec.members > 0 {
 		// The API server then sends each replica only its shard.
@@ -138,8 +175,8 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	}
 	// Before our controller starts: a ring may divide the namespaces
 	// that exist.
-	for i := range cfg.namespaces {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cfg.namespaceOf(i)}}
+	for _, name := range cfg.namespaceNames() {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		if _, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 			return res, fmt.Errorf("create namespace: %w", err)
 		}
@@ -151,32 +188,47 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 		stopWatch()
 		factory.Shutdown()
 	}()
+	quiet := newQuietTracker()
 	if _, err := factory.Apps().V1().Deployments().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    track.observe,
-		UpdateFunc: func(_, obj any) { track.observe(obj) },
+		AddFunc:    func(obj any) { track.observe(obj); quiet.observeDeployment(obj) },
+		UpdateFunc: func(_, obj any) { track.observe(obj); quiet.observeDeployment(obj) },
 	}); err != nil {
 		return res, err
+	}
+	if cfg.mode == "neighbours" {
+		if _, err := factory.Apps().V1().ReplicaSets().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: quiet.observeReplicaSet,
+		}); err != nil {
+			return res, err
+		}
 	}
 	factory.Start(watchCtx.Done())
 	factory.WaitForCacheSync(watchCtx.Done())
 
-	// The processes under test: ours, or in the memory mode a second
-	// kube-controller-manager running only its Deployment controller
-	// (otherwise upstream's runs inside the control plane's own).
+	// The processes under test: ours, or a second kube-controller-manager
+	// running only its Deployment controller.
 	var procs []*process
-	switch {
-	case spec.controller == ours:
+	switch spec.controller {
+	case ours:
 		fmt.Fprintf(log, "scalebench %s: starting our controller (logs in %s, kept with -dir)\n", spec, cp.Dir())
-		procs, err = startOurs(ctx, cfg, cp, cp.Dir(), spec.members)
-	case cfg.mode == "memory":
+		procs, err = startOurs(ctx, cfg, cp, cp.Dir(), spec)
+	case upstream:
 		var kcm *process
-		kcm, err = startKCM(ctx, cp, cp.Dir())
+		kcm, err = startKCM(ctx, cfg, cp, cp.Dir())
 		procs = []*process{kcm}
 	}
 	if err != nil {
 		return res, err
 	}
 	defer func() { err = errors.Join(err, stopAll(procs)) }()
+	if cfg.load {
+		fmt.Fprintf(log, "scalebench %s: a busy loop on each of %d cores from the first create to the end of the rollout\n", spec, runtime.NumCPU())
+		stopLoad, err := startLoad()
+		if err != nil {
+			return res, err
+		}
+		defer func() { err = errors.Join(err, stopLoad()) }()
+	}
 
 	// The benchmark's own requests, to subtract: every attempt, since the
 	// API server counts a retried one again.
@@ -185,21 +237,49 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	if err != nil {
 		return res, err
 	}
+	beforeCreate, err := processUsageOf(ctx, procs)
+	if err != nil {
+		return res, err
+	}
 	fmt.Fprintf(log, "scalebench %s: creating %d Deployments of %d replicas in %d namespaces\n", spec, cfg.deployments, cfg.replicas, cfg.namespaces)
 	track.startPhase(imageV1)
 	if res.create, err = runPhase(ctx, cfg.deployments, track, log, fmt.Sprint(spec, " create"), func(ctx context.Context, i int) error {
-		return createDeployment(ctx, client, cfg.namespaceOf(i), i, cfg.replicas, &creates)
+		return createDeployment(ctx, client, cfg.namespaceOf(i), deploymentName(i), cfg.replicas, &creates)
 	}); err != nil {
 		return res, err
 	}
+	afterCreate, err := processUsageOf(ctx, procs)
+	if err != nil {
+		return res, err
+	}
+	res.cpu.create = afterCreate.cpu - beforeCreate.cpu
+	afterRollout := afterCreate
 	if res.create.done() && !cfg.noRollout {
 		track.startPhase(imageV2)
+		profiled := profileRollout(ctx, procs, cp.Dir())
+		var quietDone <-chan error
+		if cfg.mode == "neighbours" {
+			quietDone = createQuiet(ctx, client, cfg, quiet, &creates)
+		}
 		if res.rollout, err = runPhase(ctx, cfg.deployments, track, log, fmt.Sprint(spec, " rollout"), func(ctx context.Context, i int) error {
 			return setImage(ctx, client, cfg.namespaceOf(i), i, imageV2, &patches)
 		}); err != nil {
 			return res, err
 		}
+		if afterRollout, err = processUsageOf(ctx, procs); err != nil {
+			return res, err
+		}
+		res.cpu.rollout = afterRollout.cpu - afterCreate.cpu
+		if err := <-profiled; err != nil {
+			fmt.Fprintf(log, "scalebench %s: no CPU profile of the rollout: %v\n", spec, err)
+		}
+		if quietDone != nil {
+			if res.quiet, err = quiet.wait(ctx, quietDone, cfg.quiet, log); err != nil {
+				return res, err
+			}
+		}
 	}
+	res.reads = int(afterRollout.reads)
 	after, err := settledWrites(ctx, client, log)
 	if err != nil {
 		return res, err
@@ -222,10 +302,10 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 		res.members, err = reports(ctx, procs)
 	}
 	if cfg.mode == "memory" {
-		restart := func(ctx context.Context, dir string) (*process, error) { return startKCM(ctx, cp, dir) }
+		restart := func(ctx context.Context, dir string) (*process, error) { return startKCM(ctx, cfg, cp, dir) }
 		if spec.controller == ours {
 			restart = func(ctx context.Context, dir string) (*process, error) {
-				procs, err := startOurs(ctx, cfg, cp, dir, 0)
+				procs, err := startOurs(ctx, cfg, cp, dir, spec)
 				if err != nil {
 					return nil, err
 				}

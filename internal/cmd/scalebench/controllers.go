@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -31,18 +33,26 @@ func buildController(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// commonArgs are the conditions both controllers run under.
-var commonArgs = []string{
-	"--leader-elect=false",
-	fmt.Sprintf("--concurrent-deployment-syncs=%d", workers),
-	fmt.Sprintf("--kube-api-qps=%d", qps), fmt.Sprintf("--kube-api-burst=%d", burst),
+// commonArgs are the conditions both controllers run under: the workers
+// and the client's rate limit.
+func (c config) commonArgs() []string {
+	q, b := qps, burst
+	if c.mode == "neighbours" {
+		q, b = defaultQPS, defaultBurst
+	}
+	return []string{
+		"--leader-elect=false",
+		fmt.Sprintf("--concurrent-deployment-syncs=%d", workers),
+		fmt.Sprintf("--kube-api-qps=%d", q), fmt.Sprintf("--kube-api-burst=%d", b),
+	}
 }
 
 // startOurs starts our controller against cp, its logs in dir: one
-// process, or members processes of one shard ring, debounced when
-// cfg.debounce is positive; and waits until every one is ready (see
-// oursReady).
-func startOurs(ctx context.Context, cfg config, cp *envtest.Environment, dir string, members int) ([]*process, error) {
+// process, or spec.members processes of one shard ring, debounced when
+// cfg.debounce is positive, without namespace lanes when spec.fifo; and
+// waits until every one is ready (see oursReady).
+func startOurs(ctx context.Context, cfg config, cp *envtest.Environment, dir string, spec runSpec) ([]*process, error) {
+	members := spec.members
 	var procs []*process
 	for i := range max(1, members) {
 		port, err := freePort()
@@ -52,12 +62,15 @@ func startOurs(ctx context.Context, cfg config, cp *envtest.Environment, dir str
 		// One server for /readyz, /metrics and /debug/pprof/.
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
 		args := append([]string{"--kubeconfig=" + cp.KubeconfigPath(), "--metrics-bind-address=" + addr,
-			"--health-probe-bind-address=" + addr, "--pprof-bind-address=" + addr}, commonArgs...)
+			"--health-probe-bind-address=" + addr, "--pprof-bind-address=" + addr}, cfg.commonArgs()...)
 		if cfg.debounce > 0 {
 			args = append(args, "--debounce="+cfg.debounce.String())
 		}
 		if members > 0 {
 			args = append(args, "--shard-ring="+ringName)
+		}
+		if spec.fifo {
+			args = append(args, "--namespace-lanes=false")
 		}
 		p, err := startProcess(fmt.Sprintf("controller-%d", i), cfg.bin, args, dir, "http://"+addr, plainHTTP)
 		if err != nil {
@@ -92,11 +105,11 @@ func oursReady(ctx context.Context, p *process, members int) error {
 
 // startKCM starts a second kube-controller-manager against cp, beside the
 // control plane's own (which runs the ReplicaSet controller and the
-// rest), with only the Deployment controller: the process the memory mode
-// measures ours against. Its logs go to dir. Its secure port serves
+// rest), with only the Deployment controller: the process ours is
+// measured against. Its logs go to dir. Its secure port serves
 // /metrics and /debug/pprof/ (--profiling is on by default) to the admin
 // credentials.
-func startKCM(ctx context.Context, cp *envtest.Environment, dir string) (*process, error) {
+func startKCM(ctx context.Context, cfg config, cp *envtest.Environment, dir string) (*process, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -104,7 +117,7 @@ func startKCM(ctx context.Context, cp *envtest.Environment, dir string) (*proces
 	kubeconfig := cp.KubeconfigPath()
 	args := append([]string{"--kubeconfig=" + kubeconfig, "--authentication-kubeconfig=" + kubeconfig,
 		"--authorization-kubeconfig=" + kubeconfig, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
-		"--controllers=deployment"}, commonArgs...)
+		"--controllers=deployment"}, cfg.commonArgs()...)
 	// kcm serves a certificate it makes at start: on this loopback port,
 	// the client's identity matters, not the server's.
 	rc := cp.RESTConfig()
@@ -179,4 +192,62 @@ func reconciles(ctx context.Context, procs []*process) (int, error) {
 		}
 	}
 	return int(n), nil
+}
+
+// processUsage is what the Deployment controller processes have used so
+// far: CPU-seconds and GET requests.
+type processUsage struct{ cpu, reads float64 }
+
+// processUsageOf sums process_cpu_seconds_total and rest_client_requests_total's
+// GET series over procs. Both controllers export both.
+func processUsageOf(ctx context.Context, procs []*process) (processUsage, error) {
+	var u processUsage
+	for _, p := range procs {
+		m, err := p.metrics(ctx)
+		if err != nil {
+			return u, fmt.Errorf("%s: %w", p.name, err)
+		}
+		if _, ok := m["process_cpu_seconds_total"]; !ok {
+			return u, fmt.Errorf("%s exports no process_cpu_seconds_total", p.name)
+		}
+		u.cpu += m.value("process_cpu_seconds_total")
+		for _, s := range m["rest_client_requests_total"].GetMetric() {
+			for _, l := range s.GetLabel() {
+				if l.GetName() == "method" && l.GetValue() == "GET" {
+					u.reads += s.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return u, nil
+}
+
+// rolloutProfile is how long the CPU profile of each controller process
+// runs from the rollout's start: most of a 300-Deployment rollout, and
+// the busiest part of a longer one.
+const rolloutProfile = 30 * time.Second
+
+// profileRollout takes a CPU profile of each process for rolloutProfile
+// from now (/debug/pprof/profile: ours serves it beside /metrics,
+// kube-controller-manager on its secure port) into dir/cpu-rollout-NAME.pb.gz,
+// and sends the first failure, or nil, once all are written.
+func profileRollout(ctx context.Context, procs []*process, dir string) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		errs := make([]error, len(procs))
+		var wg sync.WaitGroup
+		for i, p := range procs {
+			wg.Go(func() {
+				path := fmt.Sprintf("/debug/pprof/profile?seconds=%d", int(rolloutProfile.Seconds()))
+				body, err := p.getWithin(ctx, path, rolloutProfile+30*time.Second)
+				if err == nil {
+					err = os.WriteFile(filepath.Join(dir, "cpu-rollout-"+p.name+".pb.gz"), body, 0o644)
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		done <- errors.Join(errs...)
+	}()
+	return done
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,6 +24,10 @@ const usage = `Usage:
   scalebench memory [-n N] [-r R] [-namespaces M] [-runs K] [-settle T] [-rollout=false] [-dir D]
                                                            memory after a burst and after a restart,
                                                            ours against kube-controller-manager's
+  scalebench neighbours [-n N] [-r R] [-quiet M] [-pairs P] [-load] [-dir D]
+                                                           a quiet namespace's new Deployments during
+                                                           a busy one's rollout: ours, upstream's, and
+                                                           ours without namespace lanes
 `
 
 func main() {
@@ -36,7 +41,7 @@ func main() {
 
 // config is the parsed command line.
 type config struct {
-	mode        string // "pairs", "shards" or "memory"
+	mode        string // "pairs", "shards", "memory" or "neighbours"
 	deployments int
 	replicas    int           // of each Deployment
 	pairs       int           // pairs and memory: runs of each controller
@@ -45,6 +50,8 @@ type config struct {
 	debounce    time.Duration // pairs: our controller's --debounce
 	settle      time.Duration // memory: each process's sampling window
 	noRollout   bool          // memory: the burst is the creates alone
+	quiet       int           // neighbours: Deployments created in the quiet namespace
+	load        bool          // pairs and neighbours: a busy loop per core during the phases
 	dir         string
 	bin         string // examples/deployment-controller, built by run
 }
@@ -52,27 +59,36 @@ type config struct {
 // parseFlags parses a subcommand and its flags. Usage and errors go to
 // output.
 func parseFlags(args []string, output io.Writer) (config, error) {
-	if len(args) == 0 || (args[0] != "pairs" && args[0] != "shards" && args[0] != "memory") {
+	if len(args) == 0 || !slices.Contains([]string{"pairs", "shards", "memory", "neighbours"}, args[0]) {
 		fmt.Fprint(output, usage)
-		return config{}, errors.New("the first argument must be pairs, shards or memory")
+		return config{}, errors.New("the first argument must be pairs, shards, memory or neighbours")
 	}
 	c := config{mode: args[0], namespaces: 1}
 	fs := flag.NewFlagSet("scalebench "+c.mode, flag.ContinueOnError)
 	fs.SetOutput(output)
-	fs.IntVar(&c.deployments, "n", 1000, "number of `Deployments`")
-	defaultReplicas := 3
-	if c.mode == "memory" {
+	defaultDeployments, defaultReplicas := 1000, 3
+	switch c.mode {
+	case "memory":
 		defaultReplicas = 10
+	case "neighbours":
+		defaultDeployments, defaultReplicas = 300, 1
 	}
+	fs.IntVar(&c.deployments, "n", defaultDeployments, "number of `Deployments`")
 	fs.IntVar(&c.replicas, "r", defaultReplicas, "`replicas` of each Deployment")
 	fs.StringVar(&c.dir, "dir", "", "keep each run's control plane files and controller logs under `dir` (default: temporary)")
-	if c.mode == "pairs" {
+	switch c.mode {
+	case "pairs":
 		fs.IntVar(&c.pairs, "pairs", 3, "`pairs` of runs, ours first in odd pairs and upstream first in even ones")
 		fs.DurationVar(&c.debounce, "debounce", 0, "run ours with --debounce=`duration` (0: none, as upstream)")
-	} else if c.mode == "shards" {
+		fs.BoolVar(&c.load, "load", false, "run every phase under a controlled CPU load: one busy loop per core")
+	case "neighbours":
+		fs.IntVar(&c.pairs, "pairs", 3, "`groups` of three runs (ours, upstream's, ours without lanes), each group in another order")
+		fs.IntVar(&c.quiet, "quiet", 20, "`Deployments` created in the quiet namespace during the rollout, one every 0.5 s")
+		fs.BoolVar(&c.load, "load", false, "run every phase under a controlled CPU load: one busy loop per core")
+	case "shards":
 		fs.IntVar(&c.namespaces, "namespaces", 300, "spread the Deployments over this many `namespaces`")
 		fs.IntVar(&c.members, "replicas", 3, "`replica` processes of the sharded run (compared with 1)")
-	} else {
+	default:
 		fs.IntVar(&c.namespaces, "namespaces", 20, "spread the Deployments over this many `namespaces`")
 		fs.IntVar(&c.pairs, "runs", 3, "`runs` of each controller, each on a fresh control plane")
 		fs.DurationVar(&c.settle, "settle", 2*time.Minute, "sample each process over this `window` once it is idle")
@@ -100,8 +116,11 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	if c.debounce < 0 {
 		errs = append(errs, fmt.Errorf("-debounce must not be negative, got %s", c.debounce))
 	}
-	if c.mode == "pairs" && c.pairs < 1 {
+	if (c.mode == "pairs" || c.mode == "neighbours") && c.pairs < 1 {
 		errs = append(errs, fmt.Errorf("-pairs must be at least 1, got %d", c.pairs))
+	}
+	if c.mode == "neighbours" && c.quiet < 1 {
+		errs = append(errs, fmt.Errorf("-quiet must be at least 1, got %d", c.quiet))
 	}
 	if c.mode == "memory" && (c.pairs < 1 || c.settle <= 0) {
 		errs = append(errs, fmt.Errorf("-runs must be at least 1 and -settle positive, got %d and %s", c.pairs, c.settle))
@@ -116,14 +135,24 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 func (c config) runs() []runSpec {
 	switch c.mode {
 	case "shards":
-		return []runSpec{{ours, 1}, {ours, c.members}}
+		return []runSpec{{controller: ours, members: 1}, {controller: ours, members: c.members}}
+	case "neighbours":
+		// Each group in another order, so that no side always runs first.
+		group := []runSpec{{controller: ours}, {controller: upstream}, {controller: ours, fifo: true}}
+		var runs []runSpec
+		for i := range c.pairs {
+			for j := range group {
+				runs = append(runs, group[(i+j)%len(group)])
+			}
+		}
+		return runs
 	}
 	var runs []runSpec
 	for i := range c.pairs {
 		if i%2 == 0 {
-			runs = append(runs, runSpec{ours, 0}, runSpec{upstream, 0})
+			runs = append(runs, runSpec{controller: ours}, runSpec{controller: upstream})
 		} else {
-			runs = append(runs, runSpec{upstream, 0}, runSpec{ours, 0})
+			runs = append(runs, runSpec{controller: upstream}, runSpec{controller: ours})
 		}
 	}
 	return runs
@@ -150,8 +179,10 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 		results []result
 		errs    []error
 	)
-	for i, spec := range cfg.runs() {
+	runs := cfg.runs()
+	for i, spec := range runs {
 		res, err := benchmark(ctx, cfg, spec, cfg.runDir(i, spec), log)
+		res.group = i / cfg.groupSize()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", spec, err))
 			if ctx.Err() != nil {
@@ -172,7 +203,18 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 			fmt.Fprint(out, "\n"+renderShards(results))
 		case "memory":
 			fmt.Fprint(out, "\n"+renderMemory(pairUp(results)))
+		case "neighbours":
+			fmt.Fprint(out, "\n"+renderQuiet(results)+"\n"+renderTargets(groups(results), neighbourTargets))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// groupSize is how many runs make one group: a pair, or in the neighbours
+// mode a triple.
+func (c config) groupSize() int {
+	if c.mode == "neighbours" {
+		return 3
+	}
+	return 2
 }

@@ -26,7 +26,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []runSpec{{ours, 0}, {upstream, 0}, {upstream, 0}, {ours, 0}, {ours, 0}, {upstream, 0}}
+	want := []runSpec{{controller: ours}, {controller: upstream}, {controller: upstream}, {controller: ours}, {controller: ours}, {controller: upstream}}
 	if diff := cmp.Diff(want, cfg.runs(), cmp.AllowUnexported(runSpec{})); diff != "" {
 		t.Errorf("pairs' runs: 1000 × 3, three pairs alternating (-want +got):\n%s", diff)
 	}
@@ -38,7 +38,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = []runSpec{{ours, 1}, {ours, 2}}
+	want = []runSpec{{controller: ours, members: 1}, {controller: ours, members: 2}}
 	if diff := cmp.Diff(want, cfg.runs(), cmp.AllowUnexported(runSpec{})); diff != "" {
 		t.Errorf("shards' runs (-want +got):\n%s", diff)
 	}
@@ -52,8 +52,8 @@ func TestParseFlagsRejectsBadInput(t *testing.T) {
 		args string
 		want []string // substrings of the error
 	}{
-		{"", []string{"the first argument must be pairs, shards or memory"}},
-		{"-n 10", []string{"the first argument must be pairs, shards or memory"}},
+		{"", []string{"the first argument must be pairs, shards, memory or neighbours"}},
+		{"-n 10", []string{"the first argument must be pairs, shards, memory or neighbours"}},
 		{"pairs -n 0 -r -1 -pairs 0", []string{"-n must be at least 1, got 0", "-r must be at least 1, got -1", "-pairs must be at least 1"}},
 		{"shards -replicas 1 -namespaces 0", []string{"-replicas must be at least 2", "-namespaces must be at least 1"}},
 		{"pairs -replicas 3", []string{"flag provided but not defined: -replicas"}},
@@ -76,7 +76,7 @@ func TestParseFlagsRejectsBadInput(t *testing.T) {
 func TestRenderRuns(t *testing.T) {
 	results := []result{
 		{
-			runSpec: runSpec{ours, 0}, deployments: 20, replicas: 3,
+			runSpec: runSpec{controller: ours}, deployments: 20, replicas: 3,
 			create:    phaseResult{elapsed: 2340 * time.Millisecond, available: 20, total: 20},
 			rollout:   phaseResult{elapsed: 7 * time.Second, available: 20, total: 20},
 			apiWrites: writes{{"PUT", "deployments/status"}: 60, {"POST", "replicasets"}: 40},
@@ -84,14 +84,15 @@ func TestRenderRuns(t *testing.T) {
 			events:    140, reconciles: 95,
 		},
 		{
-			runSpec: runSpec{ours, 3}, deployments: 20, replicas: 3,
+			runSpec: runSpec{controller: ours, members: 3}, deployments: 20, replicas: 3,
 			create: phaseResult{elapsed: 20 * time.Minute, available: 7, total: 20}, reconciles: -1,
 		},
 	}
-	want := `| # | run | N | R | create→available (s) | rollout→available (s) | reconciles | Deployment controller writes | of which 409 | event writes | total writes |
-|---:|---|---:|---:|---:|---:|---:|---|---|---:|---:|
-| 1 | ours | 20 | 3 | 2.3 | 7.0 | 95 | PUT deployments/status: 60<br>POST replicasets: 40 | PUT deployments/status: 4 | 140 | 240 |
-| 2 | ring of 3 | 20 | 3 | timed out after 1200 (7/20 available) | not run | n/a | none | none | 0 | 0 |
+	results[0].cpu.create, results[0].cpu.rollout, results[0].reads = 1.25, 3.5, 42
+	want := `| # | run | N | R | create→available (s) | rollout→available (s) | controller CPU-s: create / rollout | controller reads | reconciles | Deployment controller writes | of which 409 | event writes | total writes |
+|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|
+| 1 | ours | 20 | 3 | 2.3 | 7.0 | 1.2 / 3.5 | 42 | 95 | PUT deployments/status: 60<br>POST replicasets: 40 | PUT deployments/status: 4 | 140 | 240 |
+| 2 | ring of 3 | 20 | 3 | timed out after 1200 (7/20 available) | not run | 0.0 / 0.0 | 0 | n/a | none | none | 0 | 0 |
 `
 	if diff := cmp.Diff(want, renderRuns(results)); diff != "" {
 		t.Errorf("renderRuns (-want +got):\n%s", diff)

@@ -10,17 +10,20 @@ import (
 )
 
 // finishedRun is a run of kind with the given phase times in seconds,
-// status updates and failed ones, and other writes.
+// status updates and failed ones, and other writes. Its controller used
+// a tenth of the rollout's time in CPU-seconds and made 100 reads.
 func finishedRun(kind controllerKind, create, rollout float64, status, failed, other int) result {
 	phase := func(s float64) phaseResult {
 		return phaseResult{elapsed: time.Duration(s * float64(time.Second)), available: 10, total: 10}
 	}
-	return result{
+	r := result{
 		runSpec: runSpec{controller: kind}, deployments: 10, replicas: 3,
 		create: phase(create), rollout: phase(rollout),
 		apiWrites: writes{statusUpdate: status, {"POST", "replicasets"}: other},
-		conflicts: writes{statusUpdate: failed},
+		conflicts: writes{statusUpdate: failed}, reads: 100,
 	}
+	r.cpu.rollout = rollout / 10
+	return r
 }
 
 func TestSummaryTakesTheMedianOfThePairs(t *testing.T) {
@@ -40,8 +43,10 @@ func TestSummaryTakesTheMedianOfThePairs(t *testing.T) {
 |---|---:|---:|---:|---:|---:|---:|---|
 | Deployment status updates refused with 409, of ours | 0.50% | 2.00% | 0.00% | 0.50% | 0.00%–2.00% | ≤ 1.00% | yes |
 | total API writes, ours / upstream's | 0.90× | 0.91× | 0.95× | 0.91× | 0.90×–0.95× | ≤ 1.00× | yes |
-| rollout time, ours / upstream's | 0.90× | 0.80× | 0.99× | 0.90× | 0.80×–0.99× | ≤ 0.85× | no |
-| create time, ours / upstream's | 1.00× | 1.10× | 1.10× | 1.10× | 1.00×–1.10× | ≤ 1.00× | no |
+| controller CPU-seconds over the rollout, ours / upstream's | 0.90× | 0.80× | 0.99× | 0.90× | 0.80×–0.99× | ≤ 0.80× | no |
+| controller reads (GET requests), ours / upstream's | 1.00× | 1.00× | 1.00× | 1.00× | 1.00×–1.00× | — | — |
+| rollout time, ours / upstream's | 0.90× | 0.80× | 0.99× | 0.90× | 0.80×–0.99× | — | — |
+| create time, ours / upstream's | 1.00× | 1.10× | 1.10× | 1.10× | 1.00×–1.10× | — | — |
 `
 	if diff := cmp.Diff(want, renderTargets(pairs, targets)); diff != "" {
 		t.Errorf("renderTargets (-want +got):\n%s", diff)
@@ -53,7 +58,7 @@ func TestSummaryCountsAnUnfinishedPairAsMissed(t *testing.T) {
 	timedOut.rollout.available = 3
 	pairs := pairUp([]result{timedOut, finishedRun(upstream, 50, 100, 1000, 0, 900)})
 	got := renderTargets(pairs, targets)
-	want := "| rollout time, ours / upstream's | n/a | n/a | n/a | ≤ 0.85× | no |\n"
+	want := "| controller CPU-seconds over the rollout, ours / upstream's | n/a | n/a | n/a | ≤ 0.80× | no |\n"
 	if !slices.Contains(strings.SplitAfter(got, "\n"), want) {
 		t.Errorf("summary of a timed-out pair:\n%s\nwant the line %q", got, want)
 	}
@@ -79,5 +84,13 @@ func TestFormatShowsWhichSideOfTheBound(t *testing.T) {
 	}
 	if got := (figure{"shown only", 0, "×"}).format(1.003); got != "1.00×" {
 		t.Errorf("format without a bound = %q, want 1.00×", got)
+	}
+}
+
+func TestCPUTargetMissesWhenASideMeasuredNothing(t *testing.T) {
+	p := pair{ours: finishedRun(ours, 1, 10, 1, 0, 1), upstream: finishedRun(upstream, 1, 10, 1, 0, 1)}
+	p.upstream.cpu.rollout = 0
+	if got := renderTargets([]pair{p}, []target{cpuTarget(0.8)}); !strings.Contains(got, "| n/a | n/a | n/a | ≤ 0.80× | no |") {
+		t.Errorf("a pair without upstream's CPU:\n%s\nwant n/a and missed", got)
 	}
 }

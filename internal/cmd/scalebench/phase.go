@@ -24,7 +24,7 @@ import (
 type tracker struct {
 	mu    sync.Mutex
 	image string               // the template image the phase waits for
-	done  map[string]time.Time // Deployment name → when it became available
+	done  map[string]time.Time // Deployment namespace/name → when it became available
 }
 
 func newTracker() *tracker { return &tracker{done: map[string]time.Time{}} }
@@ -46,8 +46,9 @@ func (t *tracker) observe(obj any) {
 	now := time.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, seen := t.done[d.Name]; !seen && available(d, t.image) {
-		t.done[d.Name] = now
+	key := d.Namespace + "/" + d.Name
+	if _, seen := t.done[key]; !seen && d.Namespace != quietNamespace && available(d, t.image) {
+		t.done[key] = now
 	}
 }
 
@@ -132,13 +133,13 @@ func retriable(err error) bool {
 	return !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) && !apierrors.IsForbidden(err) && !errors.Is(err, context.Canceled)
 }
 
-// createDeployment creates the i-th Deployment on imageV1. A create that
+// createDeployment creates a Deployment on imageV1. A create that
 // already happened (its response lost, then retried) counts as done.
 // Each attempt adds one to sent.
-func createDeployment(ctx context.Context, client kubernetes.Interface, namespace string, i, replicas int, sent *atomic.Int64) error {
-	labels := map[string]string{"app": deploymentName(i)}
+func createDeployment(ctx context.Context, client kubernetes.Interface, namespace, name string, replicas int, sent *atomic.Int64) error {
+	labels := map[string]string{"app": name}
 	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: deploymentName(i)},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To(int32(replicas)),
 			Selector: &metav1.LabelSelector{MatchLabels: labels},

@@ -114,13 +114,21 @@ func (p *process) failure() error {
 }
 
 // get returns the body at path on p's server, or an error unless it
-// answers 200.
+// answers 200 within the client's timeout.
 func (p *process) get(ctx context.Context, path string) ([]byte, error) {
+	return p.getWithin(ctx, path, p.client.Timeout)
+}
+
+// getWithin is get with a timeout of its own: a profile takes longer
+// than the client's timeout allows.
+func (p *process) getWithin(ctx context.Context, path string, timeout time.Duration) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+path, nil)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := p.client.Do(req)
+	client := *p.client
+	client.Timeout = timeout
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
 	}

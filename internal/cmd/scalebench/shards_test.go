@@ -17,7 +17,7 @@ func ringRun(rollout float64, members ...[2]int) result {
 	phase := func(s float64) phaseResult {
 		return phaseResult{elapsed: time.Duration(s * float64(time.Second)), available: 100, total: 100}
 	}
-	r := result{runSpec: runSpec{ours, len(members)}, deployments: 100, replicas: 3, create: phase(10), rollout: phase(rollout)}
+	r := result{runSpec: runSpec{controller: ours, members: len(members)}, deployments: 100, replicas: 3, create: phase(10), rollout: phase(rollout)}
 	for i, m := range members {
 		r.members = append(r.members, memberReport{
 			name: fmt.Sprintf("controller-%d", i), rangeFraction: 1 / float64(len(members)), keys: m[0],

@@ -9,15 +9,15 @@ import (
 // run order.
 func renderRuns(results []result) string {
 	var b strings.Builder
-	b.WriteString("| # | run | N | R | create→available (s) | rollout→available (s) | reconciles | Deployment controller writes | of which 409 | event writes | total writes |\n")
-	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---|---|---:|---:|\n")
+	b.WriteString("| # | run | N | R | create→available (s) | rollout→available (s) | controller CPU-s: create / rollout | controller reads | reconciles | Deployment controller writes | of which 409 | event writes | total writes |\n")
+	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|\n")
 	for i, r := range results {
 		reconciles := "n/a"
 		if r.reconciles >= 0 {
 			reconciles = fmt.Sprint(r.reconciles)
 		}
-		fmt.Fprintf(&b, "| %d | %s | %d | %d | %s | %s | %s | %s | %s | %d | %d |\n",
-			i+1, r.runSpec, r.deployments, r.replicas, r.create, r.rollout, reconciles,
+		fmt.Fprintf(&b, "| %d | %s | %d | %d | %s | %s | %.1f / %.1f | %d | %s | %s | %s | %d | %d |\n",
+			i+1, r.runSpec, r.deployments, r.replicas, r.create, r.rollout, r.cpu.create, r.cpu.rollout, r.reads, reconciles,
 			cell(r.apiWrites), cell(r.conflicts), r.events, r.totalWrites())
 	}
 	return b.String()
