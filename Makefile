@@ -83,6 +83,7 @@ bench:
 	cd internal/benchmarks && $(GO) test -run '^$$' -bench ControllerEventsToReconciles -benchtime=100000x -count=3 .
 	cd internal/benchmarks && $(GO) test -run '^$$' -bench RealisticReconciles -benchtime=1x -count=5 .
 	cd internal/benchmarks && $(GO) test -run '^$$' -bench EnvironmentStart -benchtime=5x -count=1 -timeout 60m .
+	cd internal/benchmarks && $(GO) test -run '^$$' -bench WebhookValidate -benchtime=40x -count=2 .
 
 ## fuzz: the workqueue fuzz test for a minute (its seed corpus runs in every `make test`).
 fuzz:
