@@ -39,7 +39,7 @@ type conversionResponse struct {
 // webhook read without end. The bound is generous: a list's conversion
 // carries every object of the list that is not at the desired version, and
 // a review over it fails the whole list.
-const maxReviewBytes = 128 << 20
+var maxReviewBytes int64 = 128 << 20
 
 // reviewTypeMeta is the only version of the review served: the API server
 // sends v1 when the CRD's conversionReviewVersions lists it (controller-gen
