@@ -23,8 +23,8 @@ func failing(t *testing.T) *conversion.Converter {
 			func(ctx context.Context, src *testtypes.WidgetV1alpha1, dst *testtypes.WidgetV1) error {
 				switch src.Name {
 				case "panic":
-					var m map[string]int
-					m["boom"]++ // a nil map: a real bug's panic
+					var spec *testtypes.WidgetV1Spec
+					dst.Spec = *spec // a nil pointer: a real bug's panic
 				case "fail":
 					return errors.New("size 7 has no replicas")
 				}
@@ -50,7 +50,7 @@ func TestPanicFailsTheReviewAndTheServerKeepsServing(t *testing.T) {
 		return json.RawMessage(strings.Replace(alpha, `"name":"w"`, `"name":"`+name+`"`, 1))
 	}
 	for _, tc := range []struct{ name, want string }{
-		{"panic", "object 1 (ns/panic): the conversion from v1alpha1 to v1 panicked: assignment to entry in nil map"},
+		{"panic", "object 1 (ns/panic): the conversion from v1alpha1 to v1 panicked: runtime error: invalid memory address or nil pointer dereference"},
 		{"fail", "object 1 (ns/fail): converting from v1alpha1 to v1: converting v1alpha1 to the hub v1: size 7 has no replicas"},
 	} {
 		r := convert(t, c, url, request{UID: "u1", DesiredAPIVersion: "example.com/v1", Objects: []json.RawMessage{named("ok"), named(tc.name)}})
@@ -212,5 +212,27 @@ func TestNewWebhookHandlerErrors(t *testing.T) {
 		if h != nil || err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, %v; want an error with %q", tc.name, h, err, tc.want)
 		}
+	}
+}
+
+// panicky is a spoke whose own JSON decoding panics, as a type's buggy
+// UnmarshalJSON might on what a client stored.
+type panicky struct{}
+
+func (*panicky) UnmarshalJSON([]byte) error { panic("UnmarshalJSON bug") }
+
+// TestPanicInATypesJSONMethodFailsTheReview: not only conversion
+// functions are guarded.
+func TestPanicInATypesJSONMethodFailsTheReview(t *testing.T) {
+	c, err := conversion.NewHubSpokeConverter(testtypes.Hub, conversion.NewSpokeConverter("v1alpha1",
+		func(context.Context, *testtypes.WidgetV1, *panicky) error { return nil },
+		func(context.Context, *panicky, *testtypes.WidgetV1) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, cl := serve(t, handler(t, c))
+	r := convert(t, cl, url, request{UID: "u", DesiredAPIVersion: "example.com/v1", Objects: objects(alpha)})
+	if r.Result.Status != "Failure" || r.Result.Code != 500 || !strings.Contains(r.Result.Message, "panicked: UnmarshalJSON bug") {
+		t.Errorf("result %+v, want a 500 failure naming the panic", r.Result)
 	}
 }

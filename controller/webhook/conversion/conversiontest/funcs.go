@@ -17,7 +17,7 @@ import (
 func defaultFuncs() []any {
 	return []any{
 		func(f *metav1.FieldsV1, c randfill.Continue) {
-			f.Raw = fmt.Appendf(nil, `{"f:%d":{}}`, c.Intn(100))
+			f.SetRawString(fmt.Sprintf(`{"f:%d":{}}`, c.Intn(100)))
 		},
 		func(q *resource.Quantity, c randfill.Continue) {
 			*q = *resource.NewQuantity(c.Int63n(1<<40), resource.DecimalSI)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime/debug"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
@@ -69,8 +70,15 @@ func (e *BadObjectError) Unwrap() error { return e.Err }
 // know are dropped, as the API server prunes them), converted through the
 // hub and encoded; apiVersion becomes group/to, kind stays, and metadata
 // stays as raw has it, but for labels and annotations, which the
-// conversion may change (to carry a field a version cannot hold).
-func (k *Kind) ConvertJSON(ctx context.Context, raw []byte, h Header, to string) ([]byte, error) {
+// conversion may change (to carry a field a version cannot hold). A panic
+// in a conversion function, or in a type's own JSON methods, is returned
+// as a *PanicError.
+func (k *Kind) ConvertJSON(ctx context.Context, raw []byte, h Header, to string) (converted []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			converted, err = nil, &PanicError{Value: p, Stack: debug.Stack()}
+		}
+	}()
 	gvk, err := h.GroupVersionKind()
 	if err != nil {
 		return nil, &BadObjectError{err}

@@ -6,7 +6,6 @@ package hubspoke
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -51,8 +50,7 @@ type PanicError struct {
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
 
 // Convert converts obj, a *T of version from, to a new object of version
-// to, through the hub. A panic in a conversion function is returned as a
-// *PanicError.
+// to, through the hub.
 func (k *Kind) Convert(ctx context.Context, obj any, from, to string) (out any, err error) {
 	src, dst := k.Versions[from], k.Versions[to]
 	if src == nil || dst == nil {
@@ -61,11 +59,6 @@ func (k *Kind) Convert(ctx context.Context, obj any, from, to string) (out any, 
 	if from == to {
 		return obj, nil
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			out, err = nil, &PanicError{Value: p, Stack: debug.Stack()}
-		}
-	}()
 	hub := obj
 	if from != k.Hub {
 		hub = k.Versions[k.Hub].New()
