@@ -64,6 +64,10 @@ func RoundTrip(t testing.TB, c *conversion.Converter, opts Options) {
 	if opts.Seed == 0 {
 		opts.Seed = time.Now().UnixNano()
 	}
+	if c == nil {
+		t.Errorf("conversiontest: the Converter is nil")
+		return
+	}
 	k := hubspoke.Of(c)
 	r := &roundTrip{t: t, k: k, opts: opts,
 		// As apimachinery's fuzzer makes them, but with up to 3 elements,
