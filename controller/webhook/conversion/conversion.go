@@ -39,7 +39,7 @@ type SpokeConverter[H any] struct {
 // NewSpokeConverter converts the spoke version's type S to and from the
 // hub H with two functions, which can live outside the API packages.
 // hubToSpoke fills a new S from a hub; spokeToHub fills a new H from a
-// spoke. Neither may keep or change its source.
+// spoke.
 func NewSpokeConverter[H, S any](version string,
 	hubToSpoke func(ctx context.Context, src *H, dst *S) error,
 	spokeToHub func(ctx context.Context, src *S, dst *H) error,

@@ -21,7 +21,8 @@ import (
 // Options configure a conversion webhook handler.
 type Options struct {
 	// Registerer receives the conversion metrics. Nil means a private
-	// registry nobody gathers. Pass the webhook.Server's Registerer.
+	// registry nobody gathers. Give the one in the webhook.Server's
+	// Options, so that one registry holds all webhook metrics.
 	Registerer prometheus.Registerer
 }
 
