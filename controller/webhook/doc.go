@@ -1,7 +1,8 @@
 // Package webhook serves Kubernetes webhooks over HTTPS.
 //
 // A Server serves the handlers registered on it, one per path: admission
-// handlers from package admission, or any http.Handler.
+// handlers from package admission, CRD conversion from package conversion,
+// or any http.Handler.
 //
 //	srv, err := webhook.NewServer(webhook.Options{Registerer: registry})
 //	srv.Register("/default-widget", admission.WithDefaulter[v1.Widget](defaulter))
