@@ -171,7 +171,7 @@ func Unreached(configs []Configuration, reached []string) string {
 func Validating(c *admissionregistrationv1.ValidatingWebhookConfiguration) Configuration {
 	cfg := Configuration{Kind: "ValidatingWebhookConfiguration", Name: c.Name}
 	for _, w := range c.Webhooks {
-		cfg.Paths = append(cfg.Paths, Path(w.ClientConfig))
+		cfg.add(Path(w.ClientConfig))
 	}
 	return cfg
 }
@@ -180,7 +180,13 @@ func Validating(c *admissionregistrationv1.ValidatingWebhookConfiguration) Confi
 func Mutating(c *admissionregistrationv1.MutatingWebhookConfiguration) Configuration {
 	cfg := Configuration{Kind: "MutatingWebhookConfiguration", Name: c.Name}
 	for _, w := range c.Webhooks {
-		cfg.Paths = append(cfg.Paths, Path(w.ClientConfig))
+		cfg.add(Path(w.ClientConfig))
 	}
 	return cfg
+}
+
+func (c *Configuration) add(path string) {
+	if !slices.Contains(c.Paths, path) {
+		c.Paths = append(c.Paths, path)
+	}
 }
