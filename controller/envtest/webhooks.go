@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -68,9 +69,9 @@ func (env *Environment) WebhookCertDir() string { return env.webhookCertDir }
 // back. So a configuration the API server has not loaded yet, a caBundle
 // it does not trust (or none yet) and a server it cannot reach all keep
 // it waiting, even under failurePolicy Ignore. Start the webhook server
-// (and with SelfManaged its certs.SelfManaged) first. ctx bounds the wait;
-// an error says what the probe last met. A configuration that exists
-// already is replaced.
+// (and with SelfManaged its certs.SelfManaged) first. It waits at most a
+// minute, less if ctx ends sooner; an error says what the probe last met.
+// A configuration that exists already is replaced.
 func (env *Environment) InstallWebhooks(ctx context.Context, opts WebhookInstallOptions) error {
 	if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
 		return fmt.Errorf("install webhooks: Addr: %w", err)
@@ -120,6 +121,8 @@ func (env *Environment) InstallWebhooks(ctx context.Context, opts WebhookInstall
 		}
 		configs = append(configs, webhookprobe.Mutating(c))
 	}
+	ctx, cancel := context.WithTimeout(ctx, webhookWaitTimeout)
+	defer cancel()
 	err = env.waitFor(ctx, "a dry-run request to reach the webhooks", func(ctx context.Context) error {
 		reached, err := webhookprobe.Send(ctx, env.client, opts.DryRunProbe)
 		if missing := webhookprobe.Unreached(configs, reached); missing != "" {
@@ -136,6 +139,11 @@ func (env *Environment) InstallWebhooks(ctx context.Context, opts WebhookInstall
 	fmt.Fprintf(env.log, "envtest: %d webhook configurations installed and reached at %s\n", len(configs), opts.Addr)
 	return nil
 }
+
+// webhookWaitTimeout bounds InstallWebhooks' wait: with the server
+// running, a probe goes through in milliseconds, and self-managed
+// certificates take seconds to be written.
+const webhookWaitTimeout = time.Minute
 
 // webhookConfiguration is what createOrReplace needs of a configuration
 // and of its client.
