@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
@@ -51,6 +52,35 @@ func TestInstallWebhooksE2E(t *testing.T) {
 			t.Fatal(err)
 		}
 		expectDenied(t, env, ns, "deny-env-cert")
+	})
+
+	// A server the API server does not trust is never reached: under
+	// failurePolicy Ignore the probe is admitted, and InstallWebhooks says
+	// that no webhook was called.
+	t.Run("untrusted certificate", func(t *testing.T) {
+		ns := env.Namespace(t)
+		srv, err := webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: env.WebhookCertDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Register("/deny", denyConfigMaps())
+		runServer(t, srv)
+		foreignCA, _, err := cert.GenerateSelfSignedCertKey("another-ca", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		err = env.InstallWebhooks(ctx, envtest.WebhookInstallOptions{
+			ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{denyWebhook("deny-untrusted")},
+			Addr:               srv.Addr(),
+			CABundle:           foreignCA,
+			DryRunProbe:        probe(ns, "deny-untrusted"),
+		})
+		want := "the probe reached no webhook of ValidatingWebhookConfiguration deny-untrusted (/deny): the API server admitted it without calling them"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("InstallWebhooks = %v, want it to say %q", err, want)
+		}
 	})
 
 	t.Run("self-managed certificates", func(t *testing.T) {
