@@ -129,7 +129,12 @@ func (env *Environment) InstallWebhooks(ctx context.Context, opts WebhookInstall
 			if err == nil {
 				err = errors.New("the API server admitted it without calling them")
 			}
-			return fmt.Errorf("the probe reached no webhook of %s: %w", missing, err)
+			err = fmt.Errorf("the probe reached no webhook of %s: %w", missing, err)
+			if apierrors.IsInvalid(err) {
+				// The probe itself is wrong: waiting cannot help.
+				return permanentError{err}
+			}
+			return err
 		}
 		return nil
 	})
