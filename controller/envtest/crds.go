@@ -28,25 +28,9 @@ var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Ver
 // readCRDs reads every CustomResourceDefinition in paths: files, or
 // directories whose .yaml, .yml and .json files are read in name order.
 func readCRDs(paths []string) ([]*unstructured.Unstructured, error) {
-	var files []string
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("CRD path: %w", err)
-		}
-		if !fi.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		entries, err := os.ReadDir(p)
-		if err != nil {
-			return nil, fmt.Errorf("CRD path: %w", err)
-		}
-		for _, e := range entries {
-			if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
-				files = append(files, filepath.Join(p, e.Name()))
-			}
-		}
+	files, err := manifestFiles(paths)
+	if err != nil {
+		return nil, fmt.Errorf("CRD path: %w", err)
 	}
 	var crds []*unstructured.Unstructured
 	for _, f := range files {
@@ -61,6 +45,32 @@ func readCRDs(paths []string) ([]*unstructured.Unstructured, error) {
 		crds = append(crds, objs...)
 	}
 	return crds, nil
+}
+
+// manifestFiles lists the files in paths: files, and the .yaml, .yml and
+// .json files of directories (not recursive), in name order.
+func manifestFiles(paths []string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
+				files = append(files, filepath.Join(p, e.Name()))
+			}
+		}
+	}
+	return files, nil
 }
 
 // decodeCRDs decodes a stream of YAML or JSON documents, each a

@@ -31,6 +31,22 @@
 // rollouts and progress deadlines; Options.PodReadyDelay makes the other pods
 // take time to become Ready, so a rollout proceeds in observable steps.
 //
+// # Webhooks
+//
+// Environment.InstallWebhooks installs webhook configurations (manifests
+// or objects, WebhookInstallOptions) with every webhook calling the
+// test's server, and returns once a real request has gone through the API
+// server to a handler of each configuration: a dry-run create of
+// WebhookInstallOptions.DryRunProbe, which the handlers of package
+// webhook/admission mark as reached. Serve the certificate in
+// Environment.WebhookCertDir, or set SelfManaged to test the production
+// path of package webhook/certs, which writes the caBundle itself:
+//
+//	srv, _ := webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: env.WebhookCertDir()})
+//	// register handlers, start srv
+//	err := env.InstallWebhooks(ctx, envtest.WebhookInstallOptions{
+//		Paths: []string{"config/webhook"}, Addr: srv.Addr(), DryRunProbe: validWidget})
+//
 // # Guarantees
 //
 // Start returns once the API server is ready, the CRDs are Established and,

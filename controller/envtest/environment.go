@@ -40,6 +40,7 @@ type Environment struct {
 	client         kubernetes.Interface
 	kubeconfigPath string
 	kcmPort        int
+	webhookCertDir string
 
 	stopOnce sync.Once
 	stopErr  error
@@ -120,6 +121,7 @@ func start(ctx context.Context, bins *binaries.Set, opts Options, crds []*unstru
 	if err != nil {
 		return nil, fmt.Errorf("write keys: %w", err)
 	}
+	env.webhookCertDir = keys.webhookCertDir
 	server := fmt.Sprintf("https://127.0.0.1:%d", apiPort)
 	env.restConfig = &rest.Config{
 		Host:            server,

@@ -22,12 +22,14 @@ type keyMaterial struct {
 	servingKeyFile  string
 	saKeyFile       string // signs service account tokens, and verifies them
 	tokenFile       string // static tokens, one line per user
+	webhookCertDir  string // tls.crt and tls.key of a webhook server on loopback, signed by the CA
 
 	adminToken string
 }
 
-// writePKI creates a throwaway CA, a serving certificate for 127.0.0.1 and
-// localhost, a service account signing key and an admin token, all in dir.
+// writePKI creates a throwaway CA, serving certificates for 127.0.0.1 and
+// localhost (the API server's, and one for a webhook server in the test),
+// a service account signing key and an admin token, all in dir.
 // Nothing outlives the instance, so the keys are generated fresh each time.
 //
 // The keys are P-256 (package pki): client-go's GenerateSelfSignedCertKey
@@ -41,6 +43,10 @@ func writePKI(dir string) (*keyMaterial, error) {
 		return nil, err
 	}
 	serving, err := pki.NewServing(ca, []string{"localhost", "127.0.0.1"}, now, 7*24*time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	webhook, err := pki.NewServing(ca, []string{"localhost", "127.0.0.1"}, now, 7*24*time.Hour)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +66,11 @@ func writePKI(dir string) (*keyMaterial, error) {
 		servingKeyFile:  filepath.Join(dir, "serving.key"),
 		saKeyFile:       filepath.Join(dir, "sa.key"),
 		tokenFile:       filepath.Join(dir, "tokens.csv"),
+		webhookCertDir:  filepath.Join(dir, "webhook-certs"),
 		adminToken:      hex.EncodeToString(tokenBytes),
+	}
+	if err := os.MkdirAll(p.webhookCertDir, 0o700); err != nil {
+		return nil, err
 	}
 	// The admin is in system:masters, which RBAC lets do anything.
 	tokenLine := fmt.Sprintf("%s,%s,%s,%q\n", p.adminToken, adminUser, adminUser, "system:masters")
@@ -73,6 +83,8 @@ func writePKI(dir string) (*keyMaterial, error) {
 		{p.servingKeyFile, serving.KeyPEM},
 		{p.saKeyFile, saKey},
 		{p.tokenFile, []byte(tokenLine)},
+		{filepath.Join(p.webhookCertDir, "tls.crt"), webhook.CertPEM},
+		{filepath.Join(p.webhookCertDir, "tls.key"), webhook.KeyPEM},
 	} {
 		if err := os.WriteFile(f.path, f.data, 0o600); err != nil {
 			return nil, err

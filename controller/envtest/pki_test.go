@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,25 +15,29 @@ func TestPKIServingCertVerifiesForLoopback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pair, err := tls.LoadX509KeyPair(keys.servingCertFile, keys.servingKeyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	roots := x509.NewCertPool()
 	if !roots.AppendCertsFromPEM(keys.caPEM) {
 		t.Fatal("CA PEM does not parse")
 	}
-	leaf, err := x509.ParseCertificate(pair.Certificate[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, host := range []string{"127.0.0.1", "localhost"} {
-		if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: host}); err != nil {
-			t.Errorf("serving cert does not verify for %s: %v", host, err)
+	// The API server's certificate, and the one for a webhook server.
+	for _, files := range [][2]string{{keys.servingCertFile, keys.servingKeyFile},
+		{filepath.Join(keys.webhookCertDir, "tls.crt"), filepath.Join(keys.webhookCertDir, "tls.key")}} {
+		pair, err := tls.LoadX509KeyPair(files[0], files[1])
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if leaf.VerifyHostname(net.IPv4(10, 0, 0, 1).String()) == nil {
-		t.Error("serving cert verifies for 10.0.0.1; it should cover loopback only")
+		leaf, err := x509.ParseCertificate(pair.Certificate[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, host := range []string{"127.0.0.1", "localhost"} {
+			if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: host}); err != nil {
+				t.Errorf("%s does not verify for %s: %v", files[0], host, err)
+			}
+		}
+		if leaf.VerifyHostname(net.IPv4(10, 0, 0, 1).String()) == nil {
+			t.Errorf("%s verifies for 10.0.0.1; it should cover loopback only", files[0])
+		}
 	}
 	tokens, err := os.ReadFile(keys.tokenFile)
 	if err != nil {

@@ -61,7 +61,18 @@ func TestWebAppWebhooksE2E(t *testing.T) {
 		got := readyz(t, mgr)
 		return strings.Contains(got, `validatingwebhookconfiguration.admissionregistration.k8s.io "webapp-operator" not found`), errors.New(got)
 	})
-	installWebhooks(t, kube, addr)
+	// The configurations of manifests/webhooks.yaml, calling the operator
+	// at addr, with the caBundle it writes; installed once a dry-run WebApp
+	// has gone through both.
+	if err := env.InstallWebhooks(ctx, envtest.WebhookInstallOptions{
+		Paths:       []string{"manifests/webhooks.yaml"},
+		Addr:        addr,
+		SelfManaged: true,
+		DryRunProbe: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.ctrlkit.dev/v1alpha1", "kind": "WebApp",
+			"metadata": map[string]any{"namespace": "shop"}, "spec": map[string]any{"image": "nginx:1.27"}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
 	testutil.Eventually(t, time.Minute, "/readyz/webhook-certificates to pass", func(context.Context) (bool, error) {
 		got := readyz(t, mgr)
 		return got == "", errors.New(got)

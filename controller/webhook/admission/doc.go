@@ -37,4 +37,10 @@
 //     review that cannot be admitted (no uid, no object, an object that is
 //     not a T, an operation a validator does not handle) is denied with a
 //     400 in the review. Nothing a client sends makes a handler panic.
+//   - A dry-run request whose object carries the annotation
+//     webhook-probe.ctrlkit.dev/nonce is a probe (envtest's
+//     InstallWebhooks, certs.SelfManagedOptions.DryRunProbe): it is
+//     allowed with a warning naming the nonce and the path, which the API
+//     server passes back as the proof that it reached the handler, and
+//     Default or Validate is not called.
 package admission

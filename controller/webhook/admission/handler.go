@@ -7,6 +7,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/klog/v2"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/ctrlkit/ctrlkit/controller/internal/webhookprobe"
 )
 
 // admitFunc answers one request whose UID is set.
@@ -31,6 +33,10 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var resp *admissionv1.AdmissionResponse
 	if req.UID == "" {
 		resp = invalidRequest("the AdmissionReview's request has no uid")
+	} else if nonce, ok := webhookprobe.Nonce(req); ok {
+		// A readiness or envtest probe: the answer proves the request got
+		// here, whatever the handler would say of the object.
+		resp = &admissionv1.AdmissionResponse{Allowed: true, Warnings: []string{webhookprobe.Warning(nonce, r.URL.Path)}}
 	} else {
 		logger = logger.WithValues("webhook", r.URL.Path, "uid", req.UID, "kind", req.Kind.Kind,
 			"namespace", req.Namespace, "name", req.Name, "operation", req.Operation)

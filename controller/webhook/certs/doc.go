@@ -42,7 +42,10 @@
 // check "webhook-certificates" fails until the chain the server really
 // serves verifies, for the host the API server calls (the Service's DNS
 // name or the URL's host), against the caBundle of every one of those
-// webhooks, and names each that would not trust it and why. The replica
+// webhooks, and names each that would not trust it and why. With
+// SelfManagedOptions.DryRunProbe it also waits, once, until a dry-run
+// create of that object through the API server has reached a handler of
+// each configuration. The replica
 // needs get, list, watch and update on those configurations, CRDs and the
 // Secret, and create on Secrets.
 package certs

@@ -1,20 +1,25 @@
 package certs
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	admissionlisters "k8s.io/client-go/listers/admissionregistration/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/ctrlkit/ctrlkit/controller/internal/webhookprobe"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 )
 
@@ -38,6 +43,17 @@ type SelfManagedOptions struct {
 	// Webhooks (apiextensions.k8s.io/v1, which client-go has no typed
 	// client for). Required if any are named.
 	CRDClient dynamic.Interface
+	// DryRunProbe, if set, makes the readiness check also wait, once,
+	// until a create of this object with dryRun=All, sent through the API
+	// server, has reached a handler of package admission on a path of
+	// every named webhook configuration: proof that the API server has
+	// loaded them, trusts the certificate and reaches the server. Give an
+	// object that the webhooks match on CREATE, in a namespace they
+	// match; the handlers answer it without calling Default or Validate.
+	// The replica then also needs create on its resource. Behind a
+	// Service the API server calls only ready endpoints, so the first
+	// replica can pass only if the Service sets publishNotReadyAddresses.
+	DryRunProbe *unstructured.Unstructured
 }
 
 // SelfManaged runs self-managed certificates in a manager: the Rotator on
@@ -54,6 +70,11 @@ type SelfManaged struct {
 	crds       cache.GenericLister         // nil without CRDs
 	informers  []cache.SharedIndexInformer // the Secret's, the configurations'
 	factories  []manager.InformerFactory
+
+	// sendProbe is webhookprobe.Send; probed is set once DryRunProbe
+	// reached every configuration.
+	sendProbe func(context.Context, kubernetes.Interface, *unstructured.Unstructured) ([]string, error)
+	probed    atomic.Bool
 }
 
 // NewSelfManaged checks opts and requests the informers it needs.
@@ -82,6 +103,7 @@ func NewSelfManaged(opts SelfManagedOptions) (*SelfManaged, error) {
 		mutating:   mutating.Lister(),
 		informers:  []cache.SharedIndexInformer{secrets.Informer(), validating.Informer(), mutating.Informer()},
 		factories:  []manager.InformerFactory{manager.Factory(secretFactory), manager.Factory(configFactory)},
+		sendProbe:  webhookprobe.Send,
 	}
 	if len(opts.Webhooks.CustomResourceDefinitions) > 0 {
 		if opts.CRDClient == nil {
@@ -111,7 +133,8 @@ func (s *SelfManaged) TLSConfig() *tls.Config {
 // that needs leader election) and the readiness check
 // "webhook-certificates", which fails until the chain mgr's webhook server
 // (GetWebhookServer, which must serve TLSConfig) serves verifies against
-// the caBundle of every webhook in the named configurations, and says why.
+// the caBundle of every webhook in the named configurations (and, with
+// DryRunProbe, until the probe has reached them), and says why.
 func (s *SelfManaged) SetupWithManager(mgr *manager.Manager) error {
 	for _, f := range s.factories {
 		if err := mgr.AddInformerFactory(f); err != nil {

@@ -14,6 +14,8 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/cert"
+
+	"github.com/ctrlkit/ctrlkit/controller/internal/webhookprobe"
 )
 
 // trusted is the readiness check of SelfManaged: it fetches the chain the
@@ -79,8 +81,40 @@ func (s *SelfManaged) trusted(addr func() string) func(*http.Request) error {
 		if len(problems) > 0 {
 			return errors.New("the served certificate is not trusted by " + strings.Join(problems, "; "))
 		}
+		if s.opts.DryRunProbe != nil && !s.probed.Load() {
+			if err := s.probe(req.Context()); err != nil {
+				return err
+			}
+			s.probed.Store(true)
+		}
 		return nil
 	}
+}
+
+// probe sends DryRunProbe through the API server and fails unless it
+// reached a webhook of every named configuration.
+func (s *SelfManaged) probe(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var configs []webhookprobe.Configuration
+	for _, name := range s.opts.Webhooks.ValidatingWebhookConfigurations {
+		if cfg, err := s.validating.Get(name); err == nil {
+			configs = append(configs, webhookprobe.Validating(cfg))
+		}
+	}
+	for _, name := range s.opts.Webhooks.MutatingWebhookConfigurations {
+		if cfg, err := s.mutating.Get(name); err == nil {
+			configs = append(configs, webhookprobe.Mutating(cfg))
+		}
+	}
+	reached, err := s.sendProbe(ctx, s.opts.Client, s.opts.DryRunProbe)
+	if missing := webhookprobe.Unreached(configs, reached); missing != "" {
+		if err == nil {
+			err = errors.New("the API server admitted it without calling them")
+		}
+		return fmt.Errorf("a dry-run create of the probe %s reached no webhook of %s: %w", s.opts.DryRunProbe.GetKind(), missing, err)
+	}
+	return nil
 }
 
 // servedChain is the certificate chain the server at addr serves. It does
