@@ -21,8 +21,9 @@ import (
 type MetricsTLS struct {
 	// SecureServing serves MetricsAddr over HTTPS (TLS 1.2 or later,
 	// HTTP/1.1), and with it /debug/pprof/ if PprofAddr is the same
-	// address. A plain HTTP request to it gets 400. HealthProbeAddr must
-	// then be another address: the kubelet probes over plain HTTP.
+	// address. A plain HTTP request is refused (400, and the connection
+	// closed). HealthProbeAddr must then be another address: the kubelet
+	// probes over plain HTTP.
 	SecureServing bool
 
 	// CertDir holds the serving certificate and key, named CertName
