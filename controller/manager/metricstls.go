@@ -40,7 +40,10 @@ type MetricsTLS struct {
 	// If it names no certificate (no Certificates, GetCertificate or
 	// GetConfigForClient), CertDir's files (or the self-signed
 	// certificate) give GetCertificate, so it can also just set
-	// MinVersion or cipher suites.
+	// MinVersion or cipher suites. The TLSConfig of certs.SelfManaged
+	// (package controller/webhook/certs) serves the webhook's
+	// self-managed Secret here too: add the metrics Service's DNS name to
+	// its DNSNames.
 	TLSConfig *tls.Config
 }
 
