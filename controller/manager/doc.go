@@ -74,7 +74,7 @@
 // client) metrics under kube-controller-manager's names. PprofAddr serves
 // net/http/pprof. MetricsAuth guards /metrics and /debug/pprof/ with
 // TokenReview and SubjectAccessReview, as kube-rbac-proxy does;
-// MetricsTLS serves them over HTTPS, with certificate files reloaded on
-// change (--metrics-secure, --metrics-cert-path). In a cluster use both,
-// as kubebuilder does; plain HTTP sends the token in clear: local use only.
+// MetricsTLS serves them over HTTPS: files reloaded on change, a tls.Config
+// or the webhooks' Secret (certs.SelfManaged). In a cluster use both, as
+// kubebuilder does; plain HTTP sends tokens in clear: local runs only.
 package manager

@@ -21,8 +21,9 @@ import (
 type MetricsTLS struct {
 	// SecureServing serves MetricsAddr over HTTPS (TLS 1.2 or later,
 	// HTTP/1.1), and with it /debug/pprof/ if PprofAddr is the same
-	// address. A plain HTTP request to it gets 400. HealthProbeAddr must
-	// then be another address: the kubelet probes over plain HTTP.
+	// address. A plain HTTP request is refused (400, and the connection
+	// closed). HealthProbeAddr must then be another address: the kubelet
+	// probes over plain HTTP.
 	SecureServing bool
 
 	// CertDir holds the serving certificate and key, named CertName
@@ -39,7 +40,10 @@ type MetricsTLS struct {
 	// If it names no certificate (no Certificates, GetCertificate or
 	// GetConfigForClient), CertDir's files (or the self-signed
 	// certificate) give GetCertificate, so it can also just set
-	// MinVersion or cipher suites.
+	// MinVersion or cipher suites. The TLSConfig of certs.SelfManaged
+	// (package controller/webhook/certs) serves the webhook's
+	// self-managed Secret here too: add the metrics Service's DNS name to
+	// its DNSNames.
 	TLSConfig *tls.Config
 }
 

@@ -47,7 +47,8 @@
 //     self-managed certificates (certs.SelfManaged), with
 //     --webhook-bind-address=:9443 and manifests/webhooks.yaml, which
 //     explains its namespaceSelector, failurePolicy and why no DELETE is
-//     ever blocked by a webhook that is down.
+//     ever blocked by a webhook that is down. /metrics serves the same
+//     certificate (--metrics-cert-from-webhook-secret, manifests/metrics.yaml).
 //   - reconciler_test.go: unit tests on controllertest.NewTypedClient, a
 //     fake client for the custom resource.
 //

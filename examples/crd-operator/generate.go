@@ -41,6 +41,13 @@ package main
 //
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 //
+// /metrics with --metrics-secure: the scraper's token is reviewed by the
+// API server (TokenReview), and so is its right to get /metrics
+// (SubjectAccessReview), as kubebuilder's metrics-auth-role allows.
+//
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+//
 // The registry entries, in their namespace only (--registry-namespace):
 // read, written with merge patches, deleted by the finalizer.
 //

@@ -29,7 +29,8 @@ type options struct {
 // errors go to output; -h and --help return flag.ErrHelp.
 func parseOptions(args []string, output io.Writer) (*options, error) {
 	o := &options{Options: managerflags.Defaults(component), RegistryNamespace: "webapp-registry", ConcurrentSyncs: 2,
-		Webhooks: webhookOptions{Namespace: "ctrlkit-system", SecretName: "webapp-operator-webhook-certs", Service: "webapp-operator-webhook"}}
+		Webhooks: webhookOptions{Namespace: "ctrlkit-system", SecretName: "webapp-operator-webhook-certs", Service: "webapp-operator-webhook",
+			MetricsService: "webapp-operator-metrics"}}
 	o.Manager.Lease.Namespace = "ctrlkit-system"
 	var fss cliflag.NamedFlagSets
 	o.AddFlags(&fss)
@@ -42,6 +43,8 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	wf.StringVar(&o.Webhooks.SecretName, "webhook-cert-secret", o.Webhooks.SecretName, "The Secret holding the webhook's CA and serving certificate, created and rotated by the elected replica.")
 	wf.StringVar(&o.Webhooks.Service, "webhook-service", o.Webhooks.Service, "The Service the API server calls the webhooks through; its DNS names are the certificate's.")
 	wf.StringSliceVar(&o.Webhooks.HostNames, "webhook-host-names", nil, "The certificate's names instead of the Service's (an IP address for a url clientConfig).")
+	wf.BoolVar(&o.Webhooks.MetricsFromSecret, "metrics-cert-from-webhook-secret", false, "Serve /metrics (--metrics-secure) with the webhook's certificate, which then also names --metrics-service; scrapers trust the Secret's ca.crt. Needs --webhook-bind-address.")
+	wf.StringVar(&o.Webhooks.MetricsService, "metrics-service", o.Webhooks.MetricsService, "The Service, in --webhook-namespace, that scrapers call /metrics through, with --metrics-cert-from-webhook-secret.")
 	wf.DurationVar(&o.Webhooks.CertValidity, "webhook-cert-validity", 0, "The lifetime of the webhook's CA and serving certificate; 0 means 10 years and 1 year. For tests of rotation.")
 	// --shard-ring: replicas split the WebApps by namespace (run.go).
 	o.Manager.Sharding.BindFlags(fss.FlagSet("sharding"))
@@ -54,6 +57,17 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	}
 	for _, msg := range validation.IsDNS1123Label(o.RegistryNamespace) {
 		errs = append(errs, fmt.Errorf("--registry-namespace %q: %s", o.RegistryNamespace, msg))
+	}
+	if o.Webhooks.MetricsFromSecret {
+		if o.Webhooks.BindAddress == "" {
+			errs = append(errs, errors.New("--metrics-cert-from-webhook-secret needs --webhook-bind-address: the webhooks' certificates are served"))
+		}
+		if !o.Manager.MetricsTLS.SecureServing {
+			errs = append(errs, errors.New("--metrics-cert-from-webhook-secret needs --metrics-secure"))
+		}
+		if o.Manager.MetricsTLS.CertDir != "" {
+			errs = append(errs, errors.New("--metrics-cert-from-webhook-secret and --metrics-cert-path are two sources of one certificate: give one"))
+		}
 	}
 	errs = append(errs, o.Validate())
 	if err := errors.Join(errs...); err != nil {

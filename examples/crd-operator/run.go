@@ -17,6 +17,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
+	"github.com/ctrlkit/ctrlkit/controller/webhook/certs"
 	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/handler"
 )
@@ -57,7 +58,17 @@ func newManager(ctx context.Context, o *options, config *rest.Config) (*manager.
 	if err != nil {
 		return nil, err
 	}
-	mgr, err := manager.New(o.ManagerOptions(kube))
+	mo := o.ManagerOptions(kube)
+	var sm *certs.SelfManaged
+	if o.Webhooks.BindAddress != "" {
+		if sm, err = newSelfManaged(kube, o.Webhooks); err != nil {
+			return nil, err
+		}
+		if o.Webhooks.MetricsFromSecret {
+			mo.MetricsTLS.TLSConfig = sm.TLSConfig()
+		}
+	}
+	mgr, err := manager.New(mo)
 	if err != nil {
 		return nil, err
 	}
@@ -103,8 +114,8 @@ func newManager(ctx context.Context, o *options, config *rest.Config) (*manager.
 	if err != nil {
 		return nil, err
 	}
-	if o.Webhooks.BindAddress != "" {
-		if err := setupWebhooks(mgr, kube, o.Webhooks); err != nil {
+	if sm != nil {
+		if err := setupWebhooks(mgr, kube, o.Webhooks, sm); err != nil {
 			return nil, err
 		}
 	}

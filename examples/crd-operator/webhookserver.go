@@ -34,11 +34,42 @@ type webhookOptions struct {
 	// certificate (tests rotate them quickly); each rotation step waits a
 	// tenth of it.
 	CertValidity time.Duration
+	// MetricsFromSecret serves /metrics (--metrics-secure) with the same
+	// certificate, which then also names MetricsService in Namespace: the
+	// serverName a scraper verifies, trusting the Secret's ca.crt.
+	MetricsFromSecret bool
+	MetricsService    string
+}
+
+// newSelfManaged keeps the webhooks' certificates in the Secret; the
+// metrics server may serve them too, so it comes before the manager.
+func newSelfManaged(kube kubernetes.Interface, o webhookOptions) (*certs.SelfManaged, error) {
+	names := o.HostNames
+	if len(names) == 0 {
+		names = serviceNames(o.Service, o.Namespace)
+	}
+	if o.MetricsFromSecret {
+		names = append(names, serviceNames(o.MetricsService, o.Namespace)...)
+	}
+	return certs.NewSelfManaged(certs.SelfManagedOptions{
+		Options: certs.Options{Client: kube, Namespace: o.Namespace, Name: o.SecretName, DNSNames: names,
+			CAValidity: o.CertValidity, CertValidity: o.CertValidity, Propagation: o.CertValidity / 10},
+		Webhooks: certs.Webhooks{
+			ValidatingWebhookConfigurations: []string{webhookConfigurations},
+			MutatingWebhookConfigurations:   []string{webhookConfigurations},
+		},
+	})
+}
+
+// serviceNames are the DNS names of a Service in the cluster.
+func serviceNames(service, namespace string) []string {
+	svc := service + "." + namespace + ".svc"
+	return []string{svc, svc + ".cluster.local"}
 }
 
 // setupWebhooks serves the WebApp defaulter and validator on mgr's
-// replicas with self-managed certificates.
-func setupWebhooks(mgr *manager.Manager, kube kubernetes.Interface, o webhookOptions) error {
+// replicas with the self-managed certificates of sm.
+func setupWebhooks(mgr *manager.Manager, kube kubernetes.Interface, o webhookOptions, sm *certs.SelfManaged) error {
 	host, portText, err := net.SplitHostPort(o.BindAddress)
 	if err != nil {
 		return fmt.Errorf("--webhook-bind-address: %w", err)
@@ -49,22 +80,6 @@ func setupWebhooks(mgr *manager.Manager, kube kubernetes.Interface, o webhookOpt
 	}
 	if port == 0 {
 		port = -1 // any free port (tests); the server's Addr tells which
-	}
-	names := o.HostNames
-	if len(names) == 0 {
-		svc := o.Service + "." + o.Namespace + ".svc"
-		names = []string{svc, svc + ".cluster.local"}
-	}
-	sm, err := certs.NewSelfManaged(certs.SelfManagedOptions{
-		Options: certs.Options{Client: kube, Namespace: o.Namespace, Name: o.SecretName, DNSNames: names,
-			CAValidity: o.CertValidity, CertValidity: o.CertValidity, Propagation: o.CertValidity / 10},
-		Webhooks: certs.Webhooks{
-			ValidatingWebhookConfigurations: []string{webhookConfigurations},
-			MutatingWebhookConfigurations:   []string{webhookConfigurations},
-		},
-	})
-	if err != nil {
-		return err
 	}
 	srv, err := webhook.NewServer(webhook.Options{Host: host, Port: port, TLSConfig: sm.TLSConfig(), Registerer: mgr.Registry()})
 	if err != nil {

@@ -16,7 +16,8 @@
 // compare with upstream run against both controllers. TestShardedReplicas
 // builds examples/deployment-controller and runs replicas of it as
 // separate processes, sharded (--shard-ring), which it kills, adds and
-// reads the logs and /metrics of. Their logs go to the test's temporary
+// reads the logs and /metrics of. TestMetricsOverHTTPS scrapes a
+// manager's HTTPS /metrics with curl and ServiceAccount tokens. Their logs go to the test's temporary
 // directory, which is removed when it ends; with CTRLKIT_E2E_LOGS set to
 // a directory, they are kept there, one folder per test.
 package e2e

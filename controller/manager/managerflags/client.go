@@ -55,10 +55,16 @@ func (o *Options) RESTConfig(userAgent string) (*rest.Config, error) {
 // ManagerOptions returns the manager's options from the flags, with
 // client as the manager's connection: it reads and writes the Leases (the
 // manager's default Lease.Client) and writes the events of the manager's
-// recorders, leadership changes among them.
+// recorders, leadership changes among them. With --metrics-secure it also
+// reviews the tokens of /metrics requests (MetricsAuth, with client), as
+// kubebuilder's --metrics-secure adds authentication and authorization:
+// HTTPS is there to keep those tokens secret.
 func (o *Options) ManagerOptions(client kubernetes.Interface) manager.Options {
 	opts := o.Manager
 	opts.Client = client
+	if opts.MetricsTLS.SecureServing {
+		opts.MetricsAuth = true
+	}
 	return opts
 }
 

@@ -112,6 +112,14 @@ func TestManagerOptions(t *testing.T) {
 	if mo.LeaderElection.Enabled || !off(mo.MetricsAddr) || !off(mo.HealthProbeAddr) {
 		t.Errorf("with everything off: %+v", mo)
 	}
+	if mo.MetricsAuth {
+		t.Error("MetricsAuth without --metrics-secure; want plain HTTP as before")
+	}
+	// --metrics-secure is kubebuilder's: HTTPS with token reviews.
+	o.Manager.MetricsTLS.SecureServing = true
+	if mo = o.ManagerOptions(client); !mo.MetricsAuth {
+		t.Error("--metrics-secure without MetricsAuth; want the tokens reviewed, as kubebuilder does")
+	}
 }
 
 func TestAddFlagsRegistersKlog(t *testing.T) {

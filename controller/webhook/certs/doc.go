@@ -48,4 +48,12 @@
 // each configuration. The replica
 // needs get, list, watch and update on those configurations, CRDs and the
 // Secret, and create on Secrets.
+//
+// The metrics endpoint can serve from the same Secret, over HTTPS:
+// manager.Options.MetricsTLS = manager.MetricsTLS{SecureServing: true,
+// TLSConfig: sm.TLSConfig()}, with the metrics Service's DNS name (the
+// serverName a Prometheus ServiceMonitor's tlsConfig gives, beside its ca
+// from the Secret's ca.crt) added to DNSNames. Until the Secret reaches the
+// replica's informer, handshakes fail; a rotation reaches /metrics as it
+// reaches the webhooks.
 package certs

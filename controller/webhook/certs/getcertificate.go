@@ -24,14 +24,14 @@ func GetCertificate(lister corev1listers.SecretLister, namespace, name string) f
 	return func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 		secret, err := lister.Secrets(namespace).Get(name)
 		if err != nil {
-			return nil, fmt.Errorf("webhook certificate: %w", err)
+			return nil, fmt.Errorf("serving certificate: %w", err)
 		}
 		if p := last.Load(); p != nil && p.uid == secret.UID && p.rv == secret.ResourceVersion {
 			return p.cert, nil
 		}
 		pair, err := tls.X509KeyPair(secret.Data[keyCert], secret.Data[keyKey])
 		if err != nil {
-			return nil, fmt.Errorf("webhook certificate in Secret %s/%s: %w", namespace, name, err)
+			return nil, fmt.Errorf("serving certificate in Secret %s/%s: %w", namespace, name, err)
 		}
 		last.Store(&parsed{uid: secret.UID, rv: secret.ResourceVersion, cert: &pair})
 		return &pair, nil
