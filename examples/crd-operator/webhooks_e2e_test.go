@@ -155,11 +155,12 @@ func readyz(t *testing.T, mgr *manager.Manager) string {
 	return string(body)
 }
 
-// installWebhooks creates the configurations of manifests/webhooks.yaml,
+// installWebhooks creates the configurations of
+// manifests/webhook/manifests.yaml (generated from the markers),
 // with each webhook's Service replaced by the URL of the server at addr:
 // the test's API server cannot reach a Service.
 func installWebhooks(t *testing.T, kube kubernetes.Interface, addr string) {
-	f, err := os.Open("manifests/webhooks.yaml")
+	f, err := os.Open("manifests/webhook/manifests.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
