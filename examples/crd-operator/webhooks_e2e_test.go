@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -110,6 +111,16 @@ func TestWebAppWebhooksE2E(t *testing.T) {
 // the service account of manifests/rbac.yaml, until the test ends, and
 // returns its manager once the webhook server listens.
 func startWebhookOperator(t *testing.T, cfg *rest.Config, extraArgs ...string) *manager.Manager {
+	mgr, _ := runWebhookOperator(t, cfg, nil, extraArgs...)
+	return mgr
+}
+
+// runWebhookOperator is startWebhookOperator that also returns stop,
+// which ends the operator as a SIGTERM would (the webhook server drains
+// the requests in flight) and returns once it has stopped; the test's
+// cleanup calls it too. created, if not nil, sees the manager before it
+// runs.
+func runWebhookOperator(t *testing.T, cfg *rest.Config, created func(*manager.Manager), extraArgs ...string) (mgr *manager.Manager, stop func()) {
 	args := append([]string{"--leader-elect-resource-namespace=ctrlkit-system", "--metrics-bind-address=0",
 		"--health-probe-bind-address=127.0.0.1:0", "--webhook-bind-address=127.0.0.1:0", "--webhook-host-names=127.0.0.1"}, extraArgs...)
 	o, err := parseOptions(args, io.Discard)
@@ -119,25 +130,32 @@ func startWebhookOperator(t *testing.T, cfg *rest.Config, extraArgs ...string) *
 	config := rest.CopyConfig(cfg)
 	config.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:ctrlkit-system:webapp-operator"}
 	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := newManager(ctx, o, config)
+	mgr, err = newManager(ctx, o, config)
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Run(ctx) }()
-	t.Cleanup(func() {
+	if created != nil {
+		created(mgr)
+	}
+	var runErr error
+	stopped := make(chan struct{})
+	go func() { runErr = mgr.Run(ctx); close(stopped) }()
+	stop = sync.OnceFunc(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("operator: %v", err)
+		<-stopped
+		if runErr != nil {
+			t.Errorf("operator: %v", runErr)
 		}
 	})
+	t.Cleanup(stop)
 	select {
 	case <-mgr.GetWebhookServer().Listening():
-	case err := <-done:
-		t.Fatalf("operator stopped: %v", err)
+	case <-stopped:
+		t.Fatalf("operator stopped: %v", runErr)
 	}
 	testutil.Eventually(t, 30*time.Second, "the health probe to listen", testutil.True(func() bool { return mgr.HealthProbeAddr() != "" }))
-	return mgr
+	return mgr, stop
 }
 
 // readyz is the failure the webhook-certificates check reports, "" if it
