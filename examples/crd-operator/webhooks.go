@@ -34,9 +34,11 @@ const (
 //     needs to come back.
 //   - failurePolicy=fail for CREATE and UPDATE: a WebApp admitted without
 //     its defaults or checks while the webhook is down would be a
-//     different WebApp. The API server retries a call once on a refused
-//     or reset connection (another replica answers), then the client
-//     sees the error and can retry; timeoutSeconds bounds its wait.
+//     different WebApp. With no replica answering, the client sees the
+//     error and can retry; timeoutSeconds bounds its wait. A replica that
+//     stops loses no request: every replica serves, a stopping one lets
+//     the API server close its connections first (webhook.Server's
+//     drain), and the Service sends new ones to the others.
 //   - A DELETE is never blocked by a webhook that is down: the only
 //     webhook that sees deletes has failurePolicy=ignore (and only
 //     warns), and the matchConditions of the others skip updates of a
