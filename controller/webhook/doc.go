@@ -26,7 +26,11 @@
 //   - When Start's context ends, the Server stops accepting connections
 //     and waits up to DrainTimeout (default 10s, the API server's default
 //     webhook timeout) for requests in flight; requests that outlive it are
-//     cut and Start returns an error saying so.
+//     cut and Start returns an error saying so. A kept-alive connection is
+//     not closed under a client that may be sending on it: for up to a
+//     second, its next response says "Connection: close" (a GOAWAY in
+//     HTTP/2), so the client closes it; the API server does not retry an
+//     admission request that met a closed connection.
 //   - A panic in a handler is answered with a 500 and logged with its
 //     stack through the logger in Start's context (klog.FromContext); the
 //     Server keeps serving.

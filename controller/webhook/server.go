@@ -33,6 +33,7 @@ type Server struct {
 	paths map[string]bool
 
 	started   atomic.Bool
+	draining  atomic.Bool
 	addr      atomic.Pointer[string]
 	listening chan struct{} // closed once Start has bound the port
 }
@@ -87,8 +88,10 @@ func (s *Server) Start(ctx context.Context) error {
 	s.addr.Store(&addr)
 	close(s.listening)
 	logger := klog.FromContext(ctx)
+	conns := newOpenConns()
 	srv := &http.Server{
-		Handler:           s.mux,
+		Handler:           closeWhenDraining(s.draining.Load, s.mux),
+		ConnState:         conns.track,
 		TLSConfig:         cfg,
 		ReadHeaderTimeout: 10 * time.Second,
 		// Requests outlive ctx: they are drained, not cut, at shutdown.
@@ -108,12 +111,24 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	drainCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.DrainTimeout)
 	defer cancel()
+	// Refuse new connections, and let the clients close the open ones
+	// after one more response each (keepAliveDrain says why) before
+	// Shutdown closes those still idle and waits for requests in flight.
+	s.draining.Store(true)
+	l.Close()
+	<-served // the listener's close
+	lameDuck := time.NewTimer(keepAliveDrain)
+	defer lameDuck.Stop()
+	select {
+	case <-conns.allClosed():
+	case <-lameDuck.C:
+	case <-drainCtx.Done():
+	}
 	err = srv.Shutdown(drainCtx)
 	if err != nil {
 		srv.Close()
 		err = fmt.Errorf("webhook: requests still running after draining for %s: %w", s.opts.DrainTimeout, err)
 	}
-	<-served // http.ErrServerClosed
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -284,6 +285,63 @@ func TestDrainIsBounded(t *testing.T) {
 	}
 	if err := <-got; err == nil {
 		t.Error("the stuck request was answered, want its connection closed")
+	}
+}
+
+// TestKeptAliveConnectionsCloseAfterOneMoreResponse: a request sent on a
+// kept-alive HTTP/1.1 connection after shutdown began (as the API server
+// sends one on its pooled connection to a replica that is stopping) is
+// answered, with "Connection: close", instead of meeting a closed
+// connection, which the API server would not retry for a POST.
+func TestKeptAliveConnectionsCloseAfterOneMoreResponse(t *testing.T) {
+	dir := t.TempDir()
+	roots := webhooktest.WriteCert(t, dir)
+	s := newServer(t, webhook.Options{CertDir: dir, DrainTimeout: time.Minute})
+	s.Register("/ok", ok)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- s.Start(ctx) }()
+	testutil.Eventually(t, 10*time.Second, "the server to listen", testutil.True(func() bool { return s.Addr() != "" }))
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}, MaxConnsPerHost: 1} // HTTP/1.1, kept alive
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	post := func() (*http.Response, bool, error) {
+		var reused bool
+		trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused }}
+		req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodPost, "https://"+s.Addr()+"/ok", strings.NewReader("{}"))
+		if err != nil {
+			return nil, false, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, reused, err
+		}
+		defer resp.Body.Close()
+		_, err = io.ReadAll(resp.Body)
+		return resp, reused, err
+	}
+	if _, _, err := post(); err != nil {
+		t.Fatal(err)
+	}
+
+	cancel()
+	testutil.Eventually(t, 10*time.Second, "new connections to be refused", func(context.Context) (bool, error) {
+		c, err := net.Dial("tcp", s.Addr())
+		if err == nil {
+			c.Close()
+		}
+		return err != nil, nil
+	})
+	resp, reused, err := post()
+	if err != nil || !reused {
+		t.Fatalf("a POST on the kept-alive connection while draining: %v (connection reused: %v), want it answered", err, reused)
+	}
+	if resp.StatusCode != http.StatusOK || !resp.Close {
+		t.Errorf("got %d with Connection: close %v, want 200 and the connection closed", resp.StatusCode, resp.Close)
+	}
+	if err := <-errc; err != nil {
+		t.Errorf("Start: %v, want nil", err)
 	}
 }
 

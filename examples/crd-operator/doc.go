@@ -45,10 +45,13 @@
 //     not control; warnings for an untagged image, 0 replicas, deleting a
 //     WebApp that serves) on the manager's webhook server, with
 //     self-managed certificates (certs.SelfManaged), with
-//     --webhook-bind-address=:9443 and manifests/webhooks.yaml, which
-//     explains its namespaceSelector, failurePolicy and why no DELETE is
-//     ever blocked by a webhook that is down. /metrics serves the same
-//     certificate (--metrics-cert-from-webhook-secret, manifests/metrics.yaml).
+//     --webhook-bind-address=:9443. Their +kubebuilder:webhook markers
+//     generate the configurations (manifests/webhook/manifests.yaml);
+//     the markers' comment explains the namespaceSelector, the
+//     failurePolicy and why no DELETE is ever blocked by a webhook that
+//     is down. manifests/service.yaml is the Service they call. /metrics
+//     serves the same certificate (--metrics-cert-from-webhook-secret,
+//     manifests/metrics.yaml).
 //   - reconciler_test.go: unit tests on controllertest.NewTypedClient, a
 //     fake client for the custom resource.
 //

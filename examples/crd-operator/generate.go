@@ -4,12 +4,13 @@ package main
 // example's packages: the deep copies next to the API types
 // (api/v1alpha1/zz_generated.deepcopy.go), the CustomResourceDefinition
 // from the types' markers and the RBAC roles from the markers below (both
-// in manifests/). In a module of your own, `go get -tool
+// in manifests/), and the webhook configurations from the markers in
+// webhooks.go (manifests/webhook/manifests.yaml). In a module of your own, `go get -tool
 // sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0` and write
 // `go tool controller-gen ...`; here the tool is pinned in
 // internal/tools/go.mod so that ctrlkit's own go.mod stays lean.
 //
-//go:generate go tool -modfile=../../internal/tools/go.mod controller-gen object paths=./... crd rbac:roleName=ctrlkit:webapp-operator output:crd:dir=manifests output:rbac:dir=manifests
+//go:generate go tool -modfile=../../internal/tools/go.mod controller-gen object paths=./... crd rbac:roleName=ctrlkit:webapp-operator webhook output:crd:dir=manifests output:rbac:dir=manifests output:webhook:dir=manifests/webhook
 
 // The operator's permissions, exactly the requests it makes. Informers
 // (list, watch) serve every read of WebApps, Deployments and Services, so

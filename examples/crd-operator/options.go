@@ -38,7 +38,7 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	fs.StringVar(&o.RegistryNamespace, "registry-namespace", o.RegistryNamespace, "The namespace of the registry: one ConfigMap per WebApp, deleted with it.")
 	fs.IntVar(&o.ConcurrentSyncs, "concurrent-syncs", o.ConcurrentSyncs, "The number of WebApps reconciled concurrently.")
 	wf := fss.FlagSet("webhooks")
-	wf.StringVar(&o.Webhooks.BindAddress, "webhook-bind-address", "", "The host:port of the webhook server, e.g. :9443; empty serves no webhooks. Install manifests/webhooks.yaml with it.")
+	wf.StringVar(&o.Webhooks.BindAddress, "webhook-bind-address", "", "The host:port of the webhook server, e.g. :9443; empty serves no webhooks. Install manifests/service.yaml and manifests/webhook/ with it.")
 	wf.StringVar(&o.Webhooks.Namespace, "webhook-namespace", o.Webhooks.Namespace, "The namespace of the webhook's Service and of the Secret holding its self-managed certificates.")
 	wf.StringVar(&o.Webhooks.SecretName, "webhook-cert-secret", o.Webhooks.SecretName, "The Secret holding the webhook's CA and serving certificate, created and rotated by the elected replica.")
 	wf.StringVar(&o.Webhooks.Service, "webhook-service", o.Webhooks.Service, "The Service the API server calls the webhooks through; its DNS names are the certificate's.")

@@ -14,11 +14,43 @@ import (
 	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
 )
 
-// The paths the webhook configurations (manifests/webhooks.yaml) call.
+// The paths the webhook configurations (manifests/webhook/manifests.yaml,
+// generated from the markers below) call.
 const (
 	defaultPath  = "/default-webapp"
 	validatePath = "/validate-webapp"
 )
+
+// The webhook configurations, which go generate writes to
+// manifests/webhook/manifests.yaml. Both are named webhookConfigurations,
+// whose caBundle the elected replica writes (so none is set here). The
+// API server calls the Service webapp-operator-webhook
+// (manifests/service.yaml) in the operator's namespace.
+//
+// Safe defaults:
+//   - The namespaceSelector (in patch, which controller-gen merges into
+//     each webhook) leaves the operator's own namespace, ctrlkit-system,
+//     out, so that a webhook that is down never blocks what the operator
+//     needs to come back.
+//   - failurePolicy=fail for CREATE and UPDATE: a WebApp admitted without
+//     its defaults or checks while the webhook is down would be a
+//     different WebApp. With no replica answering, the client sees the
+//     error and can retry; timeoutSeconds bounds its wait. A replica that
+//     stops loses no request: every replica serves, a stopping one lets
+//     the API server close its connections first (webhook.Server's
+//     drain), and the Service sends new ones to the others.
+//   - A DELETE is never blocked by a webhook that is down: the only
+//     webhook that sees deletes has failurePolicy=ignore (and only
+//     warns), and the matchConditions of the others skip updates of a
+//     WebApp being deleted, so that the operator can always remove its
+//     finalizer.
+//
+// +kubebuilder:webhookconfiguration:mutating=true,name=webapp-operator
+// +kubebuilder:webhookconfiguration:mutating=false,name=webapp-operator
+//
+// +kubebuilder:webhook:mutating=true,name=default.webapps.example.ctrlkit.dev,path=/default-webapp,serviceName=webapp-operator-webhook,serviceNamespace=ctrlkit-system,groups=example.ctrlkit.dev,versions=v1alpha1,resources=webapps,verbs=create;update,failurePolicy=fail,sideEffects=None,timeoutSeconds=5,admissionReviewVersions=v1,patch=`{"namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["ctrlkit-system"]}]},"matchConditions":[{"name":"not-being-deleted","expression":"!has(object.metadata.deletionTimestamp)"}]}`
+// +kubebuilder:webhook:mutating=false,name=validate.webapps.example.ctrlkit.dev,path=/validate-webapp,serviceName=webapp-operator-webhook,serviceNamespace=ctrlkit-system,groups=example.ctrlkit.dev,versions=v1alpha1,resources=webapps,verbs=create;update,failurePolicy=fail,sideEffects=None,timeoutSeconds=5,admissionReviewVersions=v1,patch=`{"namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["ctrlkit-system"]}]},"matchConditions":[{"name":"not-being-deleted","expression":"!has(object.metadata.deletionTimestamp)"}]}`
+// +kubebuilder:webhook:mutating=false,name=validate-delete.webapps.example.ctrlkit.dev,path=/validate-webapp,serviceName=webapp-operator-webhook,serviceNamespace=ctrlkit-system,groups=example.ctrlkit.dev,versions=v1alpha1,resources=webapps,verbs=delete,failurePolicy=ignore,sideEffects=None,timeoutSeconds=5,admissionReviewVersions=v1,patch=`{"namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["ctrlkit-system"]}]}}`
 
 // nameLabel is the label the defaulter sets from the WebApp's name, which
 // selectors and dashboards group by.

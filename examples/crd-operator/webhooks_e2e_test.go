@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,11 +62,11 @@ func TestWebAppWebhooksE2E(t *testing.T) {
 		got := readyz(t, mgr)
 		return strings.Contains(got, `validatingwebhookconfiguration.admissionregistration.k8s.io "webapp-operator" not found`), errors.New(got)
 	})
-	// The configurations of manifests/webhooks.yaml, calling the operator
+	// The configurations of manifests/webhook/manifests.yaml, calling the operator
 	// at addr, with the caBundle it writes; installed once a dry-run WebApp
 	// has gone through both.
 	if err := env.InstallWebhooks(ctx, envtest.WebhookInstallOptions{
-		Paths:       []string{"manifests/webhooks.yaml"},
+		Paths:       []string{"manifests/webhook/manifests.yaml"},
 		Addr:        addr,
 		SelfManaged: true,
 		DryRunProbe: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.ctrlkit.dev/v1alpha1", "kind": "WebApp",
@@ -121,6 +122,16 @@ func TestWebAppWebhooksE2E(t *testing.T) {
 // the service account of manifests/rbac.yaml, until the test ends, and
 // returns its manager once the webhook server listens.
 func startWebhookOperator(t *testing.T, cfg *rest.Config, extraArgs ...string) *manager.Manager {
+	mgr, _ := runWebhookOperator(t, cfg, nil, extraArgs...)
+	return mgr
+}
+
+// runWebhookOperator is startWebhookOperator that also returns stop,
+// which ends the operator as a SIGTERM would (the webhook server drains
+// the requests in flight) and returns once it has stopped; the test's
+// cleanup calls it too. created, if not nil, sees the manager before it
+// runs.
+func runWebhookOperator(t *testing.T, cfg *rest.Config, created func(*manager.Manager), extraArgs ...string) (mgr *manager.Manager, stop func()) {
 	args := append([]string{"--leader-elect-resource-namespace=ctrlkit-system", "--metrics-bind-address=0",
 		"--health-probe-bind-address=127.0.0.1:0", "--webhook-bind-address=127.0.0.1:0", "--webhook-host-names=127.0.0.1"}, extraArgs...)
 	o, err := parseOptions(args, io.Discard)
@@ -130,25 +141,32 @@ func startWebhookOperator(t *testing.T, cfg *rest.Config, extraArgs ...string) *
 	config := rest.CopyConfig(cfg)
 	config.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:ctrlkit-system:webapp-operator"}
 	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := newManager(ctx, o, config)
+	mgr, err = newManager(ctx, o, config)
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Run(ctx) }()
-	t.Cleanup(func() {
+	if created != nil {
+		created(mgr)
+	}
+	var runErr error
+	stopped := make(chan struct{})
+	go func() { runErr = mgr.Run(ctx); close(stopped) }()
+	stop = sync.OnceFunc(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("operator: %v", err)
+		<-stopped
+		if runErr != nil {
+			t.Errorf("operator: %v", runErr)
 		}
 	})
+	t.Cleanup(stop)
 	select {
 	case <-mgr.GetWebhookServer().Listening():
-	case err := <-done:
-		t.Fatalf("operator stopped: %v", err)
+	case <-stopped:
+		t.Fatalf("operator stopped: %v", runErr)
 	}
 	testutil.Eventually(t, 30*time.Second, "the health probe to listen", testutil.True(func() bool { return mgr.HealthProbeAddr() != "" }))
-	return mgr
+	return mgr, stop
 }
 
 // readyz is the failure the webhook-certificates check reports, "" if it
@@ -166,11 +184,12 @@ func readyz(t *testing.T, mgr *manager.Manager) string {
 	return string(body)
 }
 
-// installWebhooks creates the configurations of manifests/webhooks.yaml,
+// installWebhooks creates the configurations of
+// manifests/webhook/manifests.yaml (generated from the markers),
 // with each webhook's Service replaced by the URL of the server at addr:
 // the test's API server cannot reach a Service.
 func installWebhooks(t *testing.T, kube kubernetes.Interface, addr string) {
-	f, err := os.Open("manifests/webhooks.yaml")
+	f, err := os.Open("manifests/webhook/manifests.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

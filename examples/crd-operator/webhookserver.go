@@ -16,8 +16,8 @@ import (
 )
 
 // webhookConfigurations is the name of the ValidatingWebhookConfiguration
-// and of the MutatingWebhookConfiguration in manifests/webhooks.yaml,
-// whose caBundle the elected replica writes.
+// and of the MutatingWebhookConfiguration (the +kubebuilder:webhook
+// markers in webhooks.go), whose caBundle the elected replica writes.
 const webhookConfigurations = "webapp-operator"
 
 // webhookOptions are the flags of the webhook server.

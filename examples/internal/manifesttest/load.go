@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -23,6 +24,10 @@ type Set struct {
 	Roles               []rbacv1.Role
 	RoleBindings        []rbacv1.RoleBinding
 	Deployments         []appsv1.Deployment
+	Services            []corev1.Service
+
+	MutatingWebhookConfigurations   []admissionv1.MutatingWebhookConfiguration
+	ValidatingWebhookConfigurations []admissionv1.ValidatingWebhookConfiguration
 }
 
 var (
@@ -30,14 +35,18 @@ var (
 	commentLine       = regexp.MustCompile(`(?m)^\s*#.*$`)
 )
 
-// Load decodes every document of the files matching glob strictly: an
-// unknown or misspelt field fails the test, as kubectl apply
+// Load decodes every document of the files matching the globs strictly:
+// an unknown or misspelt field fails the test, as kubectl apply
 // --validate=strict would, and so does a kind Set does not hold.
-func Load(t testing.TB, glob string) *Set {
+func Load(t testing.TB, globs ...string) *Set {
 	t.Helper()
-	files, err := filepath.Glob(glob)
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no manifests match %s: %v", glob, err)
+	var files []string
+	for _, glob := range globs {
+		matches, err := filepath.Glob(glob)
+		if err != nil || len(matches) == 0 {
+			t.Fatalf("no manifests match %s: %v", glob, err)
+		}
+		files = append(files, matches...)
 	}
 	s := &Set{}
 	for _, file := range files {
@@ -83,6 +92,12 @@ func (s *Set) add(tm metav1.TypeMeta) any {
 		return appendZero(&s.RoleBindings)
 	case "apps/v1 Deployment":
 		return appendZero(&s.Deployments)
+	case "v1 Service":
+		return appendZero(&s.Services)
+	case "admissionregistration.k8s.io/v1 MutatingWebhookConfiguration":
+		return appendZero(&s.MutatingWebhookConfigurations)
+	case "admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration":
+		return appendZero(&s.ValidatingWebhookConfigurations)
 	default:
 		return nil
 	}
