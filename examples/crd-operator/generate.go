@@ -11,6 +11,16 @@ package main
 //
 //go:generate go tool -modfile=../../internal/tools/go.mod controller-gen object paths=./... crd rbac:roleName=ctrlkit:webapp-operator output:crd:dir=manifests output:rbac:dir=manifests
 
+// applyconfiguration-gen (k8s.io/code-generator, pinned beside
+// controller-gen) writes the WebApp's apply configurations
+// (applyconfiguration/api/v1alpha1), which typed.Client's Apply and
+// ApplyStatus send: only the fields set with their With methods, so that
+// the operator owns those and no others. It is given no OpenAPI schema, so
+// it writes no Extract functions, and the package's NewTypeConverter knows
+// no types; the apply configurations do not need either.
+//
+//go:generate go tool -modfile=../../internal/tools/go.mod applyconfiguration-gen --output-dir applyconfiguration --output-pkg github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration ./api/v1alpha1
+
 // The operator's permissions, exactly the requests it makes. Informers
 // (list, watch) serve every read of WebApps, Deployments and Services, so
 // there is no get.
