@@ -51,9 +51,13 @@ func NewTypedClient[T typed.Object](resource typed.Resource, objects ...T) (*Typ
 			return nil, fmt.Errorf("controllertest: NewTypedClient: %w", err)
 		}
 	}
+	fields, err := newFieldManagers(scheme, resource.GroupVersionKind())
+	if err != nil {
+		return nil, fmt.Errorf("controllertest: NewTypedClient: %w", err)
+	}
 	c := &TypedClient[T]{Fake: &clienttesting.Fake{}, tracker: tracker, resource: resource}
 	c.AddReactor("*", "*", clienttesting.ObjectReaction(tracker))
-	server.install(c.Fake, tracker) // in front, and serves watches
+	server.install(c.Fake, tracker, fields) // in front, and serves watches
 	c.newItem = func() T {
 		obj, _ := scheme.New(resource.GroupVersionKind()) // registered above
 		return obj.(T)
@@ -63,8 +67,8 @@ func NewTypedClient[T typed.Object](resource typed.Resource, objects ...T) (*Typ
 
 // Namespace returns a client of the objects in namespace: "" for a
 // cluster-scoped resource, or to list and watch across namespaces.
-func (c *TypedClient[T]) Namespace(namespace string) *gentype.FakeClientWithList[T, *typed.List[T]] {
-	return gentype.NewFakeClientWithList(c.Fake, namespace, c.resource.GroupVersionResource(), c.resource.GroupVersionKind(),
+func (c *TypedClient[T]) Namespace(namespace string) *gentype.FakeClientWithListAndApply[T, *typed.List[T], typed.ApplyConfiguration] {
+	return gentype.NewFakeClientWithListAndApply[T, *typed.List[T], typed.ApplyConfiguration](c.Fake, namespace, c.resource.GroupVersionResource(), c.resource.GroupVersionKind(),
 		c.newItem, func() *typed.List[T] { return &typed.List[T]{} },
 		func(dst, src *typed.List[T]) { dst.ListMeta = src.ListMeta },
 		func(l *typed.List[T]) []T { return l.Items },

@@ -26,12 +26,12 @@ package main
 // there is no get.
 //
 // WebApps: the informer; adding and removing the finalizer (update); the
-// status; owner references with blockOwnerDeletion on the Deployment and
-// Service, where the OwnerReferencesPermissionEnforcement admission plugin
-// runs (finalizers).
+// status (server-side apply, a patch); owner references with
+// blockOwnerDeletion on the Deployment and Service, where the
+// OwnerReferencesPermissionEnforcement admission plugin runs (finalizers).
 //
 // +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps,verbs=list;watch;update
-// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps/status,verbs=update
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps/status,verbs=patch
 // +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps/finalizers,verbs=update
 //
 // Deployments are written with update, Services with merge patches. The
