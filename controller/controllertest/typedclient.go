@@ -18,11 +18,19 @@ import (
 // the status subresource, uid, generateName).
 //
 // Namespace returns a client with the verbs a reconciler writes with (Get,
-// List, Watch, Create, Update, UpdateStatus, Patch, Delete); the embedded
-// Fake records the actions and takes reactors, as a fake clientset's does;
-// Tracker reads and seeds the stored objects directly. Server-side apply
-// is not served, as the fake clientset does not serve it without a field
-// manager.
+// List, Watch, Create, Update, UpdateStatus, Patch, Delete, Apply,
+// ApplyStatus); the embedded Fake records the actions and takes reactors,
+// as a fake clientset's does; Tracker reads and seeds the stored objects
+// directly.
+//
+// Every write records managed fields, and server-side apply merges as the
+// API server does for a custom resource (k8s.io/apimachinery's
+// managedfields): a field manager owns what its apply configuration sets
+// and no more, an apply of another manager's field conflicts (409) unless
+// forced, and a field its manager stops applying is removed unless another
+// owns it. An apply on the status subresource applies only the status.
+// There is no CRD schema: structs merge field by field, but a list is
+// atomic, where the server merges one with listType=map by key.
 type TypedClient[T typed.Object] struct {
 	*clienttesting.Fake
 	tracker  clienttesting.ObjectTracker
