@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"testing"
 
@@ -64,7 +63,7 @@ func checkOwners(t *testing.T, obj metav1.Object, want ...owner) {
 				continue
 			}
 			set := fieldpath.NewSet()
-			if err := set.FromJSON(bytes.NewReader(entry.FieldsV1.Raw)); err != nil {
+			if err := set.FromJSON(entry.FieldsV1.GetRawReader()); err != nil {
 				t.Fatalf("managed fields of %s: %v", entry.Manager, err)
 			}
 			if set.Has(path) {
