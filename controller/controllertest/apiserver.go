@@ -57,7 +57,7 @@ import (
 // Install it before the client is used, once; New installs it on
 // Env.Client. Reactors the test prepends afterwards run before these.
 func InstallAPISemantics(client *fake.Clientset) {
-	newAPIServer().install(&client.Fake, client.Tracker())
+	newAPIServer().install(&client.Fake, client.Tracker(), nil)
 }
 
 // NewClientset is fake.NewClientset(objects...) with InstallAPISemantics
@@ -69,7 +69,7 @@ func InstallAPISemantics(client *fake.Clientset) {
 func NewClientset(objects ...runtime.Object) *fake.Clientset {
 	server := newAPIServer()
 	client := fake.NewClientset(server.seed(objects)...)
-	server.install(&client.Fake, client.Tracker())
+	server.install(&client.Fake, client.Tracker(), nil)
 	return client
 }
 
@@ -86,9 +86,11 @@ func newAPIServer() *apiServer { return &apiServer{} }
 
 // install puts the server's rules in front of tracker on client, the fake
 // whose reactors serve tracker (a fake clientset's, or a TypedClient's).
-func (s *apiServer) install(client *clienttesting.Fake, tracker clienttesting.ObjectTracker) {
+// With fields (a TypedClient's), every write records its managed fields
+// and server-side apply is served; without, apply is left to the fake.
+func (s *apiServer) install(client *clienttesting.Fake, tracker clienttesting.ObjectTracker, fields *fieldManagers) {
 	client.PrependReactor("*", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		return s.react(tracker, action)
+		return s.react(tracker, fields, action)
 	})
 	client.PrependWatchReactor("*", watchReactor(tracker, func(w watch.Interface) watch.Interface {
 		return newCopyingWatch(w)
@@ -158,11 +160,11 @@ func (s *apiServer) nameSuffix() string {
 	return string(suffix)
 }
 
-// react serves creates, updates and patches of main resources and of the
-// status subresource through the fake's own object reaction, on a tracker
-// that applies the server's rules before storing. Everything else falls
-// through to the fake's reactors.
-func (s *apiServer) react(tracker clienttesting.ObjectTracker, action clienttesting.Action) (bool, runtime.Object, error) {
+// react serves creates, updates and patches (and, with fields, applies)
+// of main resources and of the status subresource through the fake's own
+// object reaction, on a tracker that applies the server's rules before
+// storing. Everything else falls through to the fake's reactors.
+func (s *apiServer) react(tracker clienttesting.ObjectTracker, fields *fieldManagers, action clienttesting.Action) (bool, runtime.Object, error) {
 	switch action.GetVerb() {
 	case "create", "update", "patch":
 	case "delete":
@@ -177,10 +179,10 @@ func (s *apiServer) react(tracker clienttesting.ObjectTracker, action clienttest
 	if sub != "" && sub != "status" {
 		return false, nil, nil
 	}
-	if p, ok := action.(clienttesting.PatchActionImpl); ok && p.GetPatchType() == types.ApplyPatchType {
+	if p, ok := action.(clienttesting.PatchActionImpl); ok && p.GetPatchType() == types.ApplyPatchType && fields == nil {
 		return false, nil, nil
 	}
-	w := &serverWrites{ObjectTracker: tracker, server: s, status: sub == "status"}
+	w := &serverWrites{ObjectTracker: tracker, server: s, status: sub == "status", fields: fields}
 	return clienttesting.ObjectReaction(w)(action)
 }
 

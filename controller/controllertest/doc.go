@@ -33,7 +33,8 @@
 //
 // [NewTypedClient] is the same for a custom resource, which the fake
 // clientset does not know: a fake of typed.Client for T, on client-go's
-// object tracker, with the same server semantics.
+// object tracker, with the same server semantics, and server-side apply
+// with the API server's field ownership.
 //
 // [LateWatch] wraps a watch so that an informer sees each event late, for
 // tests of code that must not act on a stale cache.

@@ -18,11 +18,19 @@ import (
 // the status subresource, uid, generateName).
 //
 // Namespace returns a client with the verbs a reconciler writes with (Get,
-// List, Watch, Create, Update, UpdateStatus, Patch, Delete); the embedded
-// Fake records the actions and takes reactors, as a fake clientset's does;
-// Tracker reads and seeds the stored objects directly. Server-side apply
-// is not served, as the fake clientset does not serve it without a field
-// manager.
+// List, Watch, Create, Update, UpdateStatus, Patch, Delete, Apply,
+// ApplyStatus); the embedded Fake records the actions and takes reactors,
+// as a fake clientset's does; Tracker reads and seeds the stored objects
+// directly.
+//
+// Every write records managed fields, and server-side apply merges as the
+// API server does for a custom resource (k8s.io/apimachinery's
+// managedfields): a field manager owns what its apply configuration sets
+// and no more, an apply of another manager's field conflicts (409) unless
+// forced, and a field its manager stops applying is removed unless another
+// owns it. An apply on the status subresource applies only the status.
+// There is no CRD schema: structs merge field by field, but a list is
+// atomic, where the server merges one with listType=map by key.
 type TypedClient[T typed.Object] struct {
 	*clienttesting.Fake
 	tracker  clienttesting.ObjectTracker
@@ -51,9 +59,13 @@ func NewTypedClient[T typed.Object](resource typed.Resource, objects ...T) (*Typ
 			return nil, fmt.Errorf("controllertest: NewTypedClient: %w", err)
 		}
 	}
+	fields, err := newFieldManagers(scheme, resource.GroupVersionKind())
+	if err != nil {
+		return nil, fmt.Errorf("controllertest: NewTypedClient: %w", err)
+	}
 	c := &TypedClient[T]{Fake: &clienttesting.Fake{}, tracker: tracker, resource: resource}
 	c.AddReactor("*", "*", clienttesting.ObjectReaction(tracker))
-	server.install(c.Fake, tracker) // in front, and serves watches
+	server.install(c.Fake, tracker, fields) // in front, and serves watches
 	c.newItem = func() T {
 		obj, _ := scheme.New(resource.GroupVersionKind()) // registered above
 		return obj.(T)
@@ -63,8 +75,8 @@ func NewTypedClient[T typed.Object](resource typed.Resource, objects ...T) (*Typ
 
 // Namespace returns a client of the objects in namespace: "" for a
 // cluster-scoped resource, or to list and watch across namespaces.
-func (c *TypedClient[T]) Namespace(namespace string) *gentype.FakeClientWithList[T, *typed.List[T]] {
-	return gentype.NewFakeClientWithList(c.Fake, namespace, c.resource.GroupVersionResource(), c.resource.GroupVersionKind(),
+func (c *TypedClient[T]) Namespace(namespace string) *gentype.FakeClientWithListAndApply[T, *typed.List[T], typed.ApplyConfiguration] {
+	return gentype.NewFakeClientWithListAndApply[T, *typed.List[T], typed.ApplyConfiguration](c.Fake, namespace, c.resource.GroupVersionResource(), c.resource.GroupVersionKind(),
 		c.newItem, func() *typed.List[T] { return &typed.List[T]{} },
 		func(dst, src *typed.List[T]) { dst.ListMeta = src.ListMeta },
 		func(l *typed.List[T]) []T { return l.Items },

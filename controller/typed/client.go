@@ -1,8 +1,6 @@
 package typed
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -10,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/gentype"
 	"k8s.io/client-go/rest"
 )
@@ -28,14 +25,15 @@ type Object interface {
 // namespace or, for a cluster-scoped resource or a list across
 // namespaces, in none. It has the methods of a generated clientset's typed
 // client (Get, List, Watch, Create, Update, UpdateStatus, Patch, Delete,
-// from client-go's gentype), plus Apply and ApplyStatus for server-side
-// apply of a T.
+// Apply and ApplyStatus, from client-go's gentype). Apply and ApplyStatus
+// take an apply configuration of T (see ApplyConfiguration), as a generated
+// client's do.
 //
 // A Client is safe for concurrent use. Namespace returns a Client for
 // another namespace sharing the same REST client; the root Client from
 // NewClient has no namespace.
 type Client[T Object] struct {
-	*gentype.ClientWithList[T, *List[T]]
+	*gentype.ClientWithListAndApply[T, *List[T], ApplyConfiguration]
 
 	resource  Resource
 	rest      rest.Interface
@@ -126,7 +124,7 @@ func addToScheme[T Object](scheme *runtime.Scheme, resource Resource, newObject 
 // resource.
 func (c *Client[T]) Namespace(namespace string) *Client[T] {
 	n := *c
-	n.ClientWithList = gentype.NewClientWithList[T, *List[T]](
+	n.ClientWithListAndApply = gentype.NewClientWithListAndApply[T, *List[T], ApplyConfiguration](
 		c.resource.Resource, c.rest, c.codec, namespace, c.newObject,
 		func() *List[T] { return &List[T]{} })
 	return &n
@@ -137,40 +135,3 @@ func (c *Client[T]) Resource() Resource { return c.resource }
 
 // New returns a new, empty T.
 func (c *Client[T]) New() T { return c.newObject() }
-
-// Apply applies obj with server-side apply (a patch of type
-// application/apply-patch+yaml): the fields obj sets become the desired
-// state owned by opts.FieldManager (required). obj must have a name; its
-// apiVersion and kind are filled in. obj is not modified.
-//
-// Every field T serializes is applied, so a type meant for apply marks its
-// optional fields omitempty (pointers for numbers and booleans whose zero
-// value is meaningful), as generated apply configurations do; otherwise a
-// zero value is applied, and owned, as a real value. The status of obj is
-// ignored by the main resource; use ApplyStatus.
-func (c *Client[T]) Apply(ctx context.Context, obj T, opts metav1.ApplyOptions) (T, error) {
-	return c.apply(ctx, obj, opts)
-}
-
-// ApplyStatus is Apply on the status subresource: only obj's status is
-// applied.
-func (c *Client[T]) ApplyStatus(ctx context.Context, obj T, opts metav1.ApplyOptions) (T, error) {
-	return c.apply(ctx, obj, opts, "status")
-}
-
-func (c *Client[T]) apply(ctx context.Context, obj T, opts metav1.ApplyOptions, subresources ...string) (T, error) {
-	var zero T
-	if reflect.ValueOf(obj).IsNil() {
-		return zero, errors.New("typed: Apply: object must not be nil")
-	}
-	if obj.GetName() == "" {
-		return zero, errors.New("typed: Apply: object must have a name")
-	}
-	body := obj.DeepCopyObject()
-	body.GetObjectKind().SetGroupVersionKind(c.resource.GroupVersionKind())
-	data, err := json.Marshal(body)
-	if err != nil {
-		return zero, fmt.Errorf("typed: Apply: %w", err)
-	}
-	return c.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, opts.ToPatchOptions(), subresources...)
-}

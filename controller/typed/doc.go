@@ -14,8 +14,16 @@
 //	app, err = informer.Lister().Namespace("default").Get("shop")
 //
 // [Client] has the verbs of a generated typed client (Get, List, Watch,
-// Create, Update, UpdateStatus, Patch, Delete) and server-side Apply and
-// ApplyStatus of a T. [NewSharedInformer] puts T's informer into a client-go
+// Create, Update, UpdateStatus, Patch, Delete, Apply, ApplyStatus); Apply
+// and ApplyStatus take an [ApplyConfiguration] of T from
+// k8s.io/code-generator's applyconfiguration-gen, which sends only the
+// fields it sets:
+//
+//	app, err = client.Namespace("default").ApplyStatus(ctx,
+//		webappac.WebApp("shop", "default").WithStatus(webappac.WebAppStatus().WithReplicas(0)),
+//		metav1.ApplyOptions{FieldManager: "webapp-operator", Force: true})
+//
+// [NewSharedInformer] puts T's informer into a client-go
 // informers.SharedInformerFactory (through its InformerFor, the hook
 // generated informers use), so that the factory, and a manager running it,
 // starts, syncs and stops it with the built-in kinds' informers;
@@ -26,7 +34,7 @@
 //
 // # Why gentype rather than the dynamic client
 //
-// Both were tried. The client is client-go's gentype.ClientWithList, the
+// Both were tried. The client is client-go's gentype.ClientWithListAndApply, the
 // code every generated clientset runs, over a REST client from
 // rest.RESTClientFor whose codec knows only T and List[T], in a scheme of
 // its own. The alternative, the dynamic client with
@@ -49,8 +57,11 @@
 // The dynamic client still suits code that does not know its types at
 // compile time; it is not needed for a CRD whose Go types you own.
 //
-// Apply marshals T, so every field T serializes is applied and owned: give
-// optional fields omitempty (and pointers where a zero value means
-// something), as generated apply configurations do. Custom resources are
-// served as JSON: the client neither asks for nor sends protobuf.
+// There is no Apply of a T: a struct sends every field it serializes, so
+// the field manager would own, and reset, every zero value it never meant
+// to set (Kubernetes #95989), and omitempty cannot send a zero it does
+// mean. examples/README.md ("Server-side apply") shows both. An apply
+// patch of one's own still goes through Patch with types.ApplyPatchType.
+// Custom resources are served as JSON: the client neither asks for nor
+// sends protobuf.
 package typed

@@ -9,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/ctrlkit/ctrlkit/controller/typed"
 )
@@ -41,8 +42,11 @@ func ExampleNewClient() {
 	// a red 7
 }
 
-// Server-side apply of a T: the request is an apply patch carrying the
-// kind, owned by the field manager.
+// Server-side apply: the request is an apply patch of the apply
+// configuration, the fields it sets and no others, owned by the field
+// manager. A real program builds the configuration with the constructor
+// and With methods applyconfiguration-gen writes (see
+// examples/crd-operator/applyconfiguration).
 func ExampleClient_Apply() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Println(r.Method, r.URL.Path, r.Header.Get("Content-Type"), r.URL.Query().Get("fieldManager"))
@@ -57,7 +61,8 @@ func ExampleClient_Apply() {
 		fmt.Println(err)
 		return
 	}
-	desired := &Widget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "a"}, Spec: WidgetSpec{Color: "blue"}}
+	desired := applyWidget("shop", "a")
+	desired.Spec = &WidgetSpecApplyConfiguration{Color: ptr.To("blue")}
 	applied, err := client.Namespace("shop").Apply(context.Background(), desired,
 		metav1.ApplyOptions{FieldManager: "widget-controller", Force: true})
 	if err != nil {

@@ -26,16 +26,21 @@
 //     replica's namespaces, and Sharded runs the controller on every
 //     replica, each reconciling only its own WebApps. Without the flag
 //     the same code runs one leader over everything.
+//   - applyconfiguration: the WebApp's apply configurations, from
+//     applyconfiguration-gen (generate.go).
 //   - reconciler.go: the reconcile. controllerutil.Finalize adds the
 //     finalizer, or on deletion runs the cleanup and removes it;
-//     the status is written only when it changed, with observedGeneration;
+//     the status is applied (server-side apply of an apply configuration)
+//     only when it changed, with observedGeneration;
 //     controller.RecordWrite makes the next reconcile wait for the caches
 //     to hold what this one wrote.
 //   - children.go: controllerutil.CreateOrUpdate (the Deployment) and
 //     CreateOrPatch (the Service, the registry ConfigMap) over the
 //     informers' caches (controllerutil.Cached), SetControllerReference,
 //     and the finalizer's cleanup.
-//   - status.go: Available and Progressing from the Deployment, with
+//   - status.go: the status applied (statusApply: the operator's own
+//     fields and conditions, nothing it read from others); Available and
+//     Progressing from the Deployment, with
 //     controllerutil.SetCondition (meta.SetStatusCondition, stamped with
 //     the generation), and Ready, Reconciling and Stalled as kstatus reads
 //     them (controllerutil.MarkReady and friends), so that

@@ -12,17 +12,27 @@ package main
 //
 //go:generate go tool -modfile=../../internal/tools/go.mod controller-gen object paths=./... crd rbac:roleName=ctrlkit:webapp-operator webhook output:crd:dir=manifests output:rbac:dir=manifests output:webhook:dir=manifests/webhook
 
+// applyconfiguration-gen (k8s.io/code-generator, pinned beside
+// controller-gen) writes the WebApp's apply configurations
+// (applyconfiguration/api/v1alpha1), which typed.Client's Apply and
+// ApplyStatus send: only the fields set with their With methods, so that
+// the operator owns those and no others. It is given no OpenAPI schema, so
+// it writes no Extract functions, and the package's NewTypeConverter knows
+// no types; the apply configurations do not need either.
+//
+//go:generate go tool -modfile=../../internal/tools/go.mod applyconfiguration-gen --output-dir applyconfiguration --output-pkg github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration ./api/v1alpha1
+
 // The operator's permissions, exactly the requests it makes. Informers
 // (list, watch) serve every read of WebApps, Deployments and Services, so
 // there is no get.
 //
 // WebApps: the informer; adding and removing the finalizer (update); the
-// status; owner references with blockOwnerDeletion on the Deployment and
-// Service, where the OwnerReferencesPermissionEnforcement admission plugin
-// runs (finalizers).
+// status (server-side apply, a patch); owner references with
+// blockOwnerDeletion on the Deployment and Service, where the
+// OwnerReferencesPermissionEnforcement admission plugin runs (finalizers).
 //
 // +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps,verbs=list;watch;update
-// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps/status,verbs=update
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps/status,verbs=patch
 // +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps/finalizers,verbs=update
 //
 // Deployments are written with update, Services with merge patches. The

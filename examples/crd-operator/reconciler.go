@@ -27,7 +27,7 @@ const finalizer = "example.ctrlkit.dev/registry"
 // program, a fake in the tests.
 type webAppClient interface {
 	controllerutil.Updater[*v1alpha1.WebApp]
-	UpdateStatus(ctx context.Context, app *v1alpha1.WebApp, opts metav1.UpdateOptions) (*v1alpha1.WebApp, error)
+	ApplyStatus(ctx context.Context, app typed.ApplyConfiguration, opts metav1.ApplyOptions) (*v1alpha1.WebApp, error)
 }
 
 // reconciler makes a WebApp's Deployment, Service and registry ConfigMap
@@ -90,15 +90,14 @@ func (r *reconciler) Reconcile(ctx context.Context, key string) (controller.Resu
 	return controller.Result{}, err
 }
 
-// updateStatus writes status if it changed.
+// updateStatus applies status if it changed (see statusApply).
 func (r *reconciler) updateStatus(ctx context.Context, app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus) error {
 	status.ObservedGeneration = app.Generation
 	if equality.Semantic.DeepEqual(&app.Status, status) {
 		return nil
 	}
-	app = app.DeepCopy()
-	app.Status = *status
-	app, err := r.webAppsIn(app.Namespace).UpdateStatus(ctx, app, metav1.UpdateOptions{})
+	app, err := r.webAppsIn(app.Namespace).ApplyStatus(ctx, statusApply(app, status),
+		metav1.ApplyOptions{FieldManager: component, Force: true})
 	if err != nil {
 		return err
 	}

@@ -1,13 +1,43 @@
 package main
 
 import (
+	"slices"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	"github.com/ctrlkit/ctrlkit/controller/controllerutil"
 	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	webappac "github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration/api/v1alpha1"
 )
+
+// ownConditions are the condition types the operator sets.
+var ownConditions = []string{v1alpha1.Available, v1alpha1.Progressing,
+	controllerutil.ConditionReady, controllerutil.ConditionReconciling, controllerutil.ConditionStalled}
+
+// statusApply is the status the operator applies: every status field it
+// sets, zero values included (an apply configuration sends what is set,
+// not what is non-zero), and its own conditions, and nothing else. status
+// was computed from the status read, so it may hold conditions another
+// field manager added: they are left out, so that the operator neither
+// owns them nor, as their last owner, ever removes them. With the CRD's
+// listType=map, the API server merges the conditions by type.
+func statusApply(app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus) *webappac.WebAppApplyConfiguration {
+	s := webappac.WebAppStatus().
+		WithObservedGeneration(status.ObservedGeneration).
+		WithReplicas(status.Replicas).
+		WithAvailableReplicas(status.AvailableReplicas)
+	for _, c := range status.Conditions {
+		if slices.Contains(ownConditions, c.Type) {
+			s.WithConditions(metav1ac.Condition().WithType(c.Type).WithStatus(c.Status).
+				WithObservedGeneration(c.ObservedGeneration).WithLastTransitionTime(c.LastTransitionTime).
+				WithReason(c.Reason).WithMessage(c.Message))
+		}
+	}
+	return webappac.WebApp(app.Name, app.Namespace).WithStatus(s)
+}
 
 // The reasons of the WebApp's conditions.
 const (

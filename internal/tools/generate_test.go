@@ -74,9 +74,20 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 }
 
 // controllerGenDirective returns the words of the one //go:generate line
-// in dir's Go files that runs controller-gen. The directives are written
-// without quotes, so splitting on spaces is exact.
+// in dir's Go files that runs controller-gen.
 func controllerGenDirective(t *testing.T, dir string) []string {
+	t.Helper()
+	found := directives(t, dir, "controller-gen")
+	if len(found) != 1 {
+		t.Fatalf("%s: want one //go:generate line running controller-gen, found %d", dir, len(found))
+	}
+	return found[0]
+}
+
+// directives returns the words of the //go:generate lines in dir's Go
+// files that run tool. The directives are written without quotes, so
+// splitting on spaces is exact.
+func directives(t *testing.T, dir, tool string) [][]string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -90,15 +101,12 @@ func controllerGenDirective(t *testing.T, dir string) []string {
 		}
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		for sc.Scan() {
-			if line, ok := strings.CutPrefix(sc.Text(), "//go:generate "); ok && strings.Contains(line, "controller-gen") {
+			if line, ok := strings.CutPrefix(sc.Text(), "//go:generate "); ok && slices.Contains(strings.Fields(line), tool) {
 				found = append(found, strings.Fields(line))
 			}
 		}
 	}
-	if len(found) != 1 {
-		t.Fatalf("%s: want one //go:generate line running controller-gen, found %d", dir, len(found))
-	}
-	return found[0]
+	return found
 }
 
 // findCommitted returns the one file named name under dir.
@@ -135,7 +143,7 @@ func firstDifference(got, want []byte) string {
 			wl = w[i]
 		}
 		if gl != wl {
-			return fmt.Sprintf("line %d is %q, controller-gen writes %q", i+1, gl, wl)
+			return fmt.Sprintf("line %d is %q, the generator writes %q", i+1, gl, wl)
 		}
 	}
 	return "same lines, different bytes"

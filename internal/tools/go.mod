@@ -2,7 +2,10 @@ module github.com/ctrlkit/ctrlkit/internal/tools
 
 go 1.26.0
 
-tool sigs.k8s.io/controller-tools/cmd/controller-gen
+tool (
+	k8s.io/code-generator/cmd/applyconfiguration-gen
+	sigs.k8s.io/controller-tools/cmd/controller-gen
+)
 
 require go.uber.org/goleak v1.3.0
 

@@ -11,6 +11,12 @@
 // an image, with negative replicas or a port out of range) and the
 // defaulting (replicas 1, port 8080); these types do not repeat it.
 //
+// The same `go generate` runs applyconfiguration-gen, which writes the
+// WebApp's apply configurations (../../applyconfiguration/api/v1alpha1)
+// for server-side apply. WebApp's +genclient marker asks it for the root
+// one (the WebApp constructor, with name and namespace); no clientset is
+// generated, and [SchemeGroupVersion] is the name that code looks for.
+//
 // +groupName=example.ctrlkit.dev
 // +kubebuilder:object:generate=true
 package v1alpha1

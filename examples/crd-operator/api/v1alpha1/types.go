@@ -11,6 +11,10 @@ import (
 // Resource is the WebApp resource as the CRD declares it.
 var Resource = typed.Resource{Group: "example.ctrlkit.dev", Version: "v1alpha1", Resource: "webapps", Kind: "WebApp", Namespaced: true}
 
+// SchemeGroupVersion is the WebApp's group and version, by the name
+// generated code looks for (the apply configurations' ForKind).
+var SchemeGroupVersion = Resource.GroupVersion()
+
 // Kind is the WebApp's kind, as owner references name it.
 var Kind schema.GroupVersionKind = Resource.GroupVersionKind()
 
@@ -27,6 +31,7 @@ const (
 // WebApp runs an image as a Deployment behind a Service, both named like
 // the WebApp.
 //
+// +genclient
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
