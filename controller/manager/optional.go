@@ -84,10 +84,10 @@ func (m *Manager) AddOptional(o Optional) error {
 func (o Optional) check() error {
 	var errs []error
 	if o.Name == "" || strings.Contains(o.Name, "/") {
-		errs = append(errs, fmt.Errorf("Name %q must be non-empty and contain no '/'", o.Name))
+		errs = append(errs, fmt.Errorf("field Name %q must be non-empty and contain no '/'", o.Name))
 	}
 	if len(o.Resources) == 0 {
-		errs = append(errs, errors.New("Resources must not be empty"))
+		errs = append(errs, errors.New("field Resources must not be empty"))
 	}
 	for _, r := range o.Resources {
 		if r.Group == "" || r.Version == "" || r.Resource == "" {
@@ -95,7 +95,7 @@ func (o Optional) check() error {
 		}
 	}
 	if o.Setup == nil {
-		errs = append(errs, errors.New("Setup must not be nil"))
+		errs = append(errs, errors.New("field Setup must not be nil"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("manager: AddOptional: %w", err)
@@ -115,7 +115,7 @@ func (m *Manager) crdTracker() (*crdwatch.Tracker, error) {
 	if newTracker == nil {
 		if m.opts.RESTConfig == nil {
 			m.mu.Unlock()
-			return nil, errors.New("Options.RESTConfig is required to follow CustomResourceDefinitions")
+			return nil, errors.New("a RESTConfig in Options is required to follow CustomResourceDefinitions")
 		}
 		newTracker = func() (*crdwatch.Tracker, error) { return crdwatch.ForConfig(m.opts.RESTConfig) }
 	}

@@ -71,8 +71,10 @@ func (f *fakeCRDs) newTracker() (*crdwatch.Tracker, error) {
 	gvr, gvk := crdwatch.Resource.GroupVersionResource(), crdwatch.Resource.GroupVersionKind()
 	// The object tracker's watch does not stream the initial list.
 	return crdwatch.New(cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
-		ListFunc: func(opts metav1.ListOptions) (runtime.Object, error) { return f.tracker.List(gvr, gvk, "", opts) },
-		WatchFunc: func(opts metav1.ListOptions) (watch.Interface, error) {
+		ListWithContextFunc: func(_ context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return f.tracker.List(gvr, gvk, "", opts)
+		},
+		WatchFuncWithContext: func(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			return f.tracker.Watch(gvr, "", opts)
 		},
 	}, noWatchList{})), nil
