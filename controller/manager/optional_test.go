@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
@@ -288,4 +290,66 @@ func TestAddOptionalChecksItsArguments(t *testing.T) {
 			t.Errorf("AddOptional(%+v) succeeded", o)
 		}
 	}
+}
+
+// A part whose caches are still filling does not take the Manager out of
+// service: /readyz passes and says the part is starting.
+func TestOptionalSyncingPartKeepsManagerReady(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		crds := newFakeCRDs(t, monitors)
+		m := mustNew(t, Options{Logger: quiet()})
+		m.newCRDTracker = crds.newTracker
+		slow := newFake("slow", false, nil) // never synced
+		if err := m.AddOptional(Optional{Name: "monitoring", Resources: []schema.GroupVersionResource{monitors},
+			Setup: func(reg Registrar) error { return reg.Add(slow) }}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := runInBackground(ctx, m)
+		<-slow.started
+		synctest.Wait()
+		if body := readyzVerbose(t, m); !strings.Contains(body, "[+]optional-monitoring ok: starting: slow syncing") {
+			t.Errorf("/readyz?verbose while the part syncs:\n%s", body)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+}
+
+// On a standby, a part's leader runnable waits for the Lease; its other
+// runnables run at once.
+func TestOptionalPartOnStandby(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := withOptimisticConcurrency(fake.NewClientset())
+		var active, maxActive atomic.Int32
+		a := startCandidate(t, leOptions(client, "a", true), &active, &maxActive)
+		<-a.m.Elected()
+
+		crds := newFakeCRDs(t, monitors)
+		m := mustNew(t, leOptions(client, "b", true))
+		m.newCRDTracker = crds.newTracker
+		leader, other := &part{name: "monitor-writer", leader: true}, &part{name: "monitor-cache"}
+		if err := m.AddOptional(Optional{Name: "monitoring", Resources: []schema.GroupVersionResource{monitors},
+			Setup: func(reg Registrar) error { return errors.Join(leader.setup(reg), other.setup(reg)) }}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := runInBackground(ctx, m)
+		synctest.Wait()
+		if !other.running() || leader.running() {
+			t.Fatalf("on the standby: other runs %v, leader runs %v; want true, false", other.running(), leader.running())
+		}
+		a.stop(t)
+		<-m.Elected()
+		synctest.Wait()
+		if !leader.running() {
+			t.Error("the part's leader runnable did not start with the Lease")
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
 }
