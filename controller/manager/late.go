@@ -11,6 +11,9 @@ import (
 // run's lists under m.mu, so that the shutdown, which sets r.stopping
 // under m.mu before it reads them, sees each one exactly once.
 
+// errStopping refuses what is added once the shutdown has begun.
+var errStopping = errors.New("the Manager is shutting down or has stopped")
+
 // addRunnableLocked adds e to the run and starts it if its kind has
 // started: a runnable without leader election once Run has started those,
 // a leader runnable while this replica leads. m.mu is held.

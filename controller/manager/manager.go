@@ -173,7 +173,7 @@ func (m *Manager) Add(r Runnable) error {
 // held.
 func (m *Manager) addRunnableLocked(r Runnable, group string) (*runnableEntry, error) {
 	if m.run != nil && m.run.stopping {
-		return nil, errors.New("manager: Add during or after shutdown")
+		return nil, fmt.Errorf("manager: Add: %w", errStopping)
 	}
 	e := &runnableEntry{
 		name:   runnableName(r, len(m.runnables)),
@@ -218,7 +218,7 @@ func (m *Manager) AddInformerFactory(f InformerFactory) error {
 // m.mu is held.
 func (m *Manager) addFactoryLocked(f InformerFactory, group string) (*factoryEntry, error) {
 	if m.run != nil && m.run.stopping {
-		return nil, errors.New("manager: AddInformerFactory during or after shutdown")
+		return nil, fmt.Errorf("manager: AddInformerFactory: %w", errStopping)
 	}
 	e := newFactoryEntry(fmt.Sprintf("informer factory #%d (%s)", len(m.factories), typeName(f)), f, group)
 	m.factories = append(m.factories, e)

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -40,7 +41,7 @@ func (p *optionalPart) Run(ctx context.Context) error {
 		return fmt.Errorf("manager: optional %q: %w", p.o.Name, err)
 	}
 	defer remove()
-	defer p.stop(ctx, "the Manager is stopping")
+	defer p.stop("the Manager is stopping")
 	select {
 	case <-p.tracker.Synced():
 	case <-ctx.Done():
@@ -58,7 +59,7 @@ func (p *optionalPart) Run(ctx context.Context) error {
 				return err
 			}
 		case len(missing) > 0 && running:
-			p.stop(ctx, "not served: "+resourceNames(missing))
+			p.stop("not served: " + resourceNames(missing))
 		}
 		select {
 		case <-changed:
@@ -77,36 +78,14 @@ func (p *optionalPart) start(ctx context.Context) error {
 	if err := p.o.Setup(parts); err != nil {
 		return fmt.Errorf("manager: optional %q: Setup: %w", p.o.Name, err)
 	}
-	m := p.m
-	m.mu.Lock()
-	var runnables []*runnableEntry
-	var factories []*factoryEntry
-	var err error
-	for _, f := range parts.factories {
-		var e *factoryEntry
-		if e, err = m.addFactoryLocked(f, p.o.Name); err != nil {
-			break
-		}
-		factories = append(factories, e)
-	}
-	for _, r := range parts.runnables {
-		if err != nil {
-			break
-		}
-		var e *runnableEntry
-		if e, err = m.addRunnableLocked(r, p.o.Name); err == nil {
-			runnables = append(runnables, e)
-		}
-	}
-	stopping := m.run != nil && m.run.stopping
-	m.mu.Unlock()
+	runnables, factories, err := p.add(parts)
 	p.mu.Lock()
 	p.running, p.runnables, p.factories = true, runnables, factories
 	p.mu.Unlock()
 	if err != nil {
-		p.stop(ctx, "Setup's parts could not be added")
-		if stopping || ctx.Err() != nil {
-			return nil // the Manager is stopping anyway
+		p.stop("Setup's parts could not be added")
+		if errors.Is(err, errStopping) || ctx.Err() != nil {
+			return nil // the Manager is stopping: not the part's failure
 		}
 		return fmt.Errorf("manager: optional %q: %w", p.o.Name, err)
 	}
@@ -114,9 +93,34 @@ func (p *optionalPart) start(ctx context.Context) error {
 	return nil
 }
 
+// add adds the factories, then the runnables, to the Manager, and returns
+// those it added.
+func (p *optionalPart) add(parts *optionalParts) ([]*runnableEntry, []*factoryEntry, error) {
+	m := p.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var runnables []*runnableEntry
+	var factories []*factoryEntry
+	for _, f := range parts.factories {
+		e, err := m.addFactoryLocked(f, p.o.Name)
+		if err != nil {
+			return runnables, factories, err
+		}
+		factories = append(factories, e)
+	}
+	for _, r := range parts.runnables {
+		e, err := m.addRunnableLocked(r, p.o.Name)
+		if err != nil {
+			return runnables, factories, err
+		}
+		runnables = append(runnables, e)
+	}
+	return runnables, factories, nil
+}
+
 // stop stops the part's runnables, then its factories, and waits for
 // them (see Manager.remove).
-func (p *optionalPart) stop(_ context.Context, why string) {
+func (p *optionalPart) stop(why string) {
 	p.mu.Lock()
 	if !p.running {
 		p.mu.Unlock()
