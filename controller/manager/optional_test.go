@@ -353,3 +353,27 @@ func TestOptionalPartOnStandby(t *testing.T) {
 		}
 	})
 }
+
+// AddOptional on a running Manager starts following the CRDs at once.
+func TestAddOptionalWhileRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		crds := newFakeCRDs(t, monitors)
+		m := mustNew(t, Options{Logger: quiet()})
+		m.newCRDTracker = crds.newTracker
+		ctx, cancel := context.WithCancel(t.Context())
+		done := runInBackground(ctx, m)
+		<-m.Elected()
+		p := &part{name: "monitors"}
+		if err := m.AddOptional(Optional{Name: "monitoring", Resources: []schema.GroupVersionResource{monitors}, Setup: p.setup}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if !p.running() {
+			t.Error("a part added to a running Manager, its CRD installed, does not run")
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+}
