@@ -56,6 +56,7 @@ type Controller[K comparable] struct {
 	mu      sync.Mutex
 	watches []watch
 	started bool
+	stopped bool // Run has removed its handlers: no Watch any more
 
 	synced   atomic.Bool
 	stopping atomic.Bool
@@ -191,15 +192,21 @@ func (c *Controller[K]) NeedLeaderElection() bool { return c.needLeaderElection 
 // the controller's queue, and makes Run wait for the informer and the
 // handler to sync. Any cache.SharedInformer works: from a typed, dynamic or
 // metadata-only factory, or a custom one. Starting the informer is the
-// caller's job (usually the factory's Start). Watch must be called before Run.
+// caller's job (usually the factory's Start).
+//
+// Called while Run runs, Watch adds the watch at once: the informer's
+// events, its initial list first, reach the queue as soon as it runs, but
+// the controller, already working, does not wait for it to sync
+// (HasSynced stays true). Run removes the handler when it returns; after
+// that, Watch fails.
 func (c *Controller[K]) Watch(informer cache.SharedInformer, h handler.Handler[K]) error {
 	if informer == nil {
 		return fmt.Errorf("controller %q: Watch: informer must not be nil", c.name)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.started {
-		return fmt.Errorf("controller %q: Watch after Run", c.name)
+	if c.stopped {
+		return fmt.Errorf("controller %q: Watch after Run returned", c.name)
 	}
 	var opts cache.HandlerOptions
 	if c.log.GetSink() != nil {

@@ -110,7 +110,7 @@ func TestRunCancelledBeforeSyncIsClean(t *testing.T) {
 	})
 }
 
-func TestRunTwiceAndWatchAfterRunFail(t *testing.T) {
+func TestRunTwiceAndWatchAfterRunReturnedFail(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		env := controllertest.New(t)
 		c := newConfigMapController(t, env, &controllertest.Recorder[string]{}, controller.Options[string]{})
@@ -121,8 +121,19 @@ func TestRunTwiceAndWatchAfterRunFail(t *testing.T) {
 		if err := c.Run(env.Context()); err == nil || !strings.Contains(err.Error(), "twice") {
 			t.Errorf("second Run = %v, want an error", err)
 		}
-		if err := c.Watch(env.Informers.Core().V1().Secrets().Informer(), handler.ForObject(handler.ObjectKey)); err == nil {
-			t.Error("Watch after Run succeeded")
+		stopped, err := controller.New("stopped", controller.ReconcilerFunc[string](func(context.Context, string) (controller.Result, error) {
+			return controller.Result{}, nil
+		}), controller.Options[string]{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(env.Context())
+		cancel()
+		if err := stopped.Run(ctx); err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+		if err := stopped.Watch(env.Informers.Core().V1().Secrets().Informer(), handler.ForObject(handler.ObjectKey)); err == nil {
+			t.Error("Watch after Run returned succeeded")
 		}
 	})
 }

@@ -133,6 +133,7 @@ var ErrCacheSyncTimeout = errors.New("cache sync timeout")
 func (c *Controller[K]) removeHandlers(log logr.Logger) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.stopped = true
 	for _, w := range c.watches {
 		if err := w.informer.RemoveEventHandler(w.registration); err != nil {
 			log.Error(err, "Removing informer event handler")

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -39,6 +40,42 @@ func TestWatchReconcilesInitialListAndEveryChange(t *testing.T) {
 		env.Settle()
 		if got, want := r.Keys(), []string{"a/three", "b/two", "a/one"}; !slices.Equal(got, want) {
 			t.Fatalf("changes reconciled %v, want %v", got, want)
+		}
+	})
+}
+
+// A watch added to a running controller delivers its informer's initial
+// list and its changes; the controller stays synced meanwhile.
+func TestWatchWhileRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		env := controllertest.New(t, configMap("a", "one"), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "late"}})
+		r := &controllertest.Recorder[string]{}
+		c := newConfigMapController(t, env, r, controller.Options[string]{})
+		env.Start(c)
+		r.Reset()
+
+		secrets := env.Informers.Core().V1().Secrets().Informer() // after the factory's Start
+		if err := c.Watch(secrets, handler.ForObject(handler.ObjectKey)); err != nil {
+			t.Fatalf("Watch while running: %v", err)
+		}
+		env.Informers.Start(env.Context().Done())
+		env.Settle()
+		if !c.HasSynced() {
+			t.Error("HasSynced false after a Watch while running")
+		}
+		if got, want := r.Keys(), []string{"s/late"}; !slices.Equal(got, want) {
+			t.Fatalf("reconciled %v after the late watch, want %v", got, want)
+		}
+		r.Reset()
+		if _, err := env.Client.CoreV1().Secrets("s").Create(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "later"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		env.Settle()
+		if got, want := r.Keys(), []string{"s/later"}; !slices.Equal(got, want) {
+			t.Fatalf("reconciled %v after a change, want %v", got, want)
+		}
+		if informers := c.WatchedInformers(); len(informers) != 2 || informers[1] != secrets {
+			t.Errorf("WatchedInformers = %v, want the ConfigMaps' and the Secrets'", informers)
 		}
 	})
 }

@@ -137,14 +137,16 @@ func (b *Builder[K]) Build(r controller.Reconciler[K]) (*controller.Controller[K
 }
 
 // Complete builds the controller and adds it to the manager, which runs it
-// (behind leader election unless Options.NeedLeaderElection is false, or Sharded) and starts the
-// informers of the factories added to it with AddInformerFactory. Every
-// informer the builder watches is requested from its factory here, before
-// the manager's Run starts the factories, so it starts with them; after Run
-// has begun, Complete fails (the manager refuses new runnables). An
-// informer no factory of the manager starts fails the manager's Run within
-// seconds, with an error naming the informer (manager.ErrInformerNotStarted).
-// It returns the controller, for its Queue.
+// (behind leader election unless Options.NeedLeaderElection is false, or
+// Sharded) and starts the informers of the factories added to it with
+// AddInformerFactory. Every informer the builder watches is requested from
+// its factory here, before the manager starts the factory, so it starts
+// with it: call Complete before Run, or, on a running manager, before
+// adding the factory (as an Optional's Setup does: mgr may be the
+// manager.Registrar it is given). An informer no factory of the manager
+// starts fails the manager's Run within seconds, with an error naming the
+// informer (manager.ErrInformerNotStarted). It returns the controller, for
+// its Queue.
 func (b *Builder[K]) Complete(r controller.Reconciler[K]) (*controller.Controller[K], error) {
 	if b.mgr == nil {
 		return nil, fmt.Errorf("builder: controller %q: no manager; use Build to run it without one", b.name)

@@ -16,10 +16,17 @@
 //	mgr.Add(deploymentController)                    // a controller.Controller[K], or any Runnable
 //	err = mgr.Run(manager.SetupSignalHandler())
 //
-// Request informers before Run: the Manager starts each factory once, when
-// Run begins, and client-go starts only the informers requested by then.
-// A runnable watching an informer (InformerWatcher) that nothing starts
-// fails Run with ErrInformerNotStarted, naming it.
+// Request informers before Run: the Manager starts each factory once, and
+// client-go starts only the informers requested by then. A runnable
+// watching an informer (InformerWatcher) that nothing starts fails Run with
+// ErrInformerNotStarted. Added to a running Manager, factories and
+// runnables start at once (leader runnables while leading).
+//
+// AddOptional runs a part of the operator (controllers and factories built
+// by Optional.Setup) only while the custom resources it needs are served:
+// absent, the Manager is ready and quiet; installed, the part starts;
+// deleted, it stops and its caches are released. /readyz?verbose and
+// ctrlkit_optional_resource_watched say what each part watches.
 //
 // Anything with Run(ctx) error is a Runnable. Optional methods, found by
 // type assertion, refine how it runs: Name (unique; in logs and errors),
@@ -68,10 +75,11 @@
 // on the Lease.
 //
 // /healthz and /readyz run the built-in checks ("ping", "leader-election";
-// "shutdown", "informer-sync", "runnable-sync") and those of
-// AddHealthzCheck and AddReadyzCheck. /metrics serves Manager.Registry,
-// with client-go's leader election (and, with RESTClientMetrics, REST
-// client) metrics under kube-controller-manager's names. PprofAddr serves
+// "shutdown", "informer-sync", "runnable-sync", "optional-"+Name) and
+// those of AddHealthzCheck and AddReadyzCheck. /metrics serves
+// Manager.Registry, with client-go's leader election (and, with
+// RESTClientMetrics, REST client) metrics under kube-controller-manager's
+// names. PprofAddr serves
 // net/http/pprof. MetricsAuth guards /metrics and /debug/pprof/ with
 // TokenReview and SubjectAccessReview, as kube-rbac-proxy does;
 // MetricsTLS serves them over HTTPS: files reloaded on change, a tls.Config

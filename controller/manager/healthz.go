@@ -20,6 +20,9 @@ func Ping(*http.Request) error { return nil }
 type namedCheck struct {
 	name  string
 	check Checker
+	// detail, if set, follows "ok" in the verbose report: the Optional
+	// parts say there what they watch.
+	detail func() string
 }
 
 // checkSet is the list behind one endpoint (/healthz or /readyz).
@@ -29,6 +32,16 @@ type checkSet struct {
 }
 
 func (s *checkSet) add(name string, c Checker) error {
+	return s.addNamed(namedCheck{name: name, check: c})
+}
+
+// addWithDetail adds a check that always passes and reports detail().
+func (s *checkSet) addWithDetail(name string, detail func() string) error {
+	return s.addNamed(namedCheck{name: name, check: Ping, detail: detail})
+}
+
+func (s *checkSet) addNamed(n namedCheck) error {
+	name, c := n.name, n.check
 	if name == "" || strings.Contains(name, "/") {
 		return fmt.Errorf("manager: invalid check name %q: it must be non-empty and contain no '/'", name)
 	}
@@ -40,7 +53,7 @@ func (s *checkSet) add(name string, c Checker) error {
 	if slices.ContainsFunc(s.checks, func(n namedCheck) bool { return n.name == name }) {
 		return fmt.Errorf("manager: a check named %q already exists", name)
 	}
-	s.checks = append(s.checks, namedCheck{name, c})
+	s.checks = append(s.checks, n)
 	return nil
 }
 
@@ -71,6 +84,8 @@ func (s *checkSet) handler(prefix string) http.Handler {
 			if err := c.check(req); err != nil {
 				failed = true
 				fmt.Fprintf(&report, "[-]%s failed: %v\n", c.name, err)
+			} else if c.detail != nil {
+				fmt.Fprintf(&report, "[+]%s ok: %s\n", c.name, c.detail())
 			} else {
 				fmt.Fprintf(&report, "[+]%s ok\n", c.name)
 			}

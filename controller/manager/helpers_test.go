@@ -63,17 +63,23 @@ type fakeRunnable struct {
 	// active, if set, counts runnables inside Run (leader exclusion tests).
 	active    *atomic.Int32
 	maxActive *atomic.Int32
+
+	done chan struct{} // closed when Run returns
 }
 
 func newFake(name string, leader bool, rec *recorder) *fakeRunnable {
-	return &fakeRunnable{name: name, leader: leader, rec: rec, started: make(chan struct{})}
+	return &fakeRunnable{name: name, leader: leader, rec: rec, started: make(chan struct{}), done: make(chan struct{})}
 }
+
+// stopped is closed when Run has returned.
+func (f *fakeRunnable) stopped() <-chan struct{} { return f.done }
 
 func (f *fakeRunnable) Name() string             { return f.name }
 func (f *fakeRunnable) NeedLeaderElection() bool { return f.leader }
 func (f *fakeRunnable) HasSynced() bool          { return f.synced.Load() }
 
 func (f *fakeRunnable) Run(ctx context.Context) error {
+	defer close(f.done)
 	if f.active != nil {
 		n := f.active.Add(1)
 		for {
@@ -113,11 +119,17 @@ type fakeFactory struct {
 	onShutdown func()
 	stopCh     <-chan struct{}
 	once       sync.Once
+
+	shutdown     chan struct{} // closed when Shutdown has returned
+	shutdownOnce sync.Once
 }
 
 func newFakeFactory(rec *recorder) *fakeFactory {
-	return &fakeFactory{rec: rec, sync: make(chan struct{}), started: make(chan struct{})}
+	return &fakeFactory{rec: rec, sync: make(chan struct{}), started: make(chan struct{}), shutdown: make(chan struct{})}
 }
+
+// shutDown is closed when Shutdown has returned.
+func (f *fakeFactory) shutDown() <-chan struct{} { return f.shutdown }
 
 // Start is idempotent, as client-go's: only the first call starts.
 func (f *fakeFactory) Start(stopCh <-chan struct{}) {
@@ -147,6 +159,7 @@ func (f *fakeFactory) Shutdown() {
 	if f.rec != nil {
 		f.rec.add("stop informers")
 	}
+	f.shutdownOnce.Do(func() { close(f.shutdown) })
 }
 
 // leaseHolder reads who holds the Lease "ns/name", "" if nobody.

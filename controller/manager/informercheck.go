@@ -62,12 +62,12 @@ func watchedInformers(runnables []*runnableEntry) []watchedInformer {
 // unless it says otherwise (client-go's own informer type has HasStarted;
 // the typed wrappers of generated informers hide it). The check returns
 // early when the informers stop.
-func (r *run) checkInformersStarted(watched []watchedInformer) {
+func (r *run) checkInformersStarted(factories []*factoryEntry, watched []watchedInformer) {
 	defer close(r.checkDone)
 	if len(watched) == 0 {
 		return
 	}
-	for _, f := range r.factories {
+	for _, f := range factories {
 		select {
 		case <-f.syncDone:
 		case <-r.stopInformers:

@@ -5,14 +5,17 @@ package manager
 // else that starts caches.
 //
 // The Manager calls Start once, when Run begins, before any runnable
-// starts, and closes stopCh during shutdown. WaitForCacheSync blocks until
-// every started informer has synced (true) or stopCh is closed (false).
+// starts (or at once, for a factory added to a running Manager), and closes
+// stopCh during shutdown (or when the factory's Optional part stops).
+// WaitForCacheSync blocks until every started informer has synced (true)
+// or stopCh is closed (false).
 //
 // A client-go factory starts the informers requested before its Start:
-// request them before Run (the builder does, and so does a controller's
-// Watch). A runnable that requests one later must start it itself, as
-// client-go allows, by calling the factory's Start again with its own
-// ctx.Done(); the Manager still stops and shuts the factory down.
+// request them before Run, or before adding the factory to a running
+// Manager (the builder does, and so does a controller's Watch). A runnable
+// that requests one later must start it itself, as client-go allows, by
+// calling the factory's Start again with its own ctx.Done(); the Manager
+// still stops and shuts the factory down.
 type InformerFactory interface {
 	Start(stopCh <-chan struct{})
 	WaitForCacheSync(stopCh <-chan struct{}) bool

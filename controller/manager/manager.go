@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/ctrlkit/ctrlkit/controller/internal/crdwatch"
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/controller/webhook"
 )
@@ -46,12 +47,16 @@ type Manager struct {
 
 	mu        sync.Mutex
 	started   bool
+	run       *run // the Run under way or over, nil before Run
 	names     map[string]bool
 	runnables []*runnableEntry
 	factories []*factoryEntry
 
-	webhooks   []*runnableEntry // webhook servers: see webhook.go
-	webhookErr error            // why the default webhook server cannot run
+	webhooks []*runnableEntry // webhook servers: see webhook.go
+
+	crds          *crdwatch.Tracker                 // the CRD informer of AddOptional, nil before
+	newCRDTracker func() (*crdwatch.Tracker, error) // tests fake the CRDs; nil: Options.RESTConfig
+	webhookErr    error                             // why the default webhook server cannot run
 
 	elected      chan struct{}
 	electedOnce  sync.Once
@@ -127,43 +132,59 @@ func New(opts Options) (*Manager, error) {
 
 // addDefaultChecks installs the built-in checks, ahead of the caller's.
 func (m *Manager) addDefaultChecks() {
-	m.healthz.checks = []namedCheck{{"ping", Ping}}
+	m.healthz.checks = []namedCheck{{name: "ping", check: Ping}}
 	if m.elector != nil {
-		m.healthz.checks = append(m.healthz.checks, namedCheck{"leader-election", m.elector.healthCheck})
+		m.healthz.checks = append(m.healthz.checks, namedCheck{name: "leader-election", check: m.elector.healthCheck})
 	}
 	m.readyz.checks = []namedCheck{
-		{"ping", Ping},
-		{"shutdown", m.checkNotShuttingDown},
-		{"informer-sync", m.checkInformersSynced},
-		{"runnable-sync", m.checkRunnablesSynced},
+		{name: "ping", check: Ping},
+		{name: "shutdown", check: m.checkNotShuttingDown},
+		{name: "informer-sync", check: m.checkInformersSynced},
+		{name: "runnable-sync", check: m.checkRunnablesSynced},
 	}
 }
 
-// Add registers a runnable. It fails if r is nil, if Run has started, or if
-// r has the same Name as a runnable added before.
+// Add registers a runnable. Added before Run, it starts with the others;
+// added to a running Manager, it starts at once, or, if it needs leader
+// election and this replica does not lead, when it wins the Lease. It
+// fails if r is nil, if r has the same Name as a runnable added before, if
+// the Manager is shutting down or has stopped, or for a webhook server
+// after Run.
 func (m *Manager) Add(r Runnable) error {
 	if r == nil {
 		return errors.New("manager: Add(nil)")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.started {
-		return errors.New("manager: Add after Run")
-	}
 	if s, ok := r.(*webhook.Server); ok {
+		if m.started {
+			return errors.New("manager: a webhook server cannot be added after Run")
+		}
 		// Served before the informers start, as Options.WebhookServer.
 		m.addWebhookServerLocked(s)
 		return nil
+	}
+	_, err := m.addRunnableLocked(r, "")
+	return err
+}
+
+// addRunnableLocked registers r, as a part of the Optional named group if
+// group is not empty, and starts it if Run has started its kind. m.mu is
+// held.
+func (m *Manager) addRunnableLocked(r Runnable, group string) (*runnableEntry, error) {
+	if m.run != nil && m.run.stopping {
+		return nil, fmt.Errorf("manager: Add: %w", errStopping)
 	}
 	e := &runnableEntry{
 		name:   runnableName(r, len(m.runnables)),
 		r:      r,
 		leader: needsLeaderElection(r),
+		group:  group,
 		done:   make(chan struct{}),
 	}
 	if n, ok := r.(Named); ok && n.Name() != "" {
 		if m.names[n.Name()] {
-			return fmt.Errorf("manager: a runnable named %q was already added", n.Name())
+			return nil, fmt.Errorf("manager: a runnable named %q was already added", n.Name())
 		}
 		m.names[n.Name()] = true
 	}
@@ -171,27 +192,40 @@ func (m *Manager) Add(r Runnable) error {
 		e.syncer = s
 	}
 	m.runnables = append(m.runnables, e)
-	return nil
+	if m.run != nil {
+		m.run.addRunnableLocked(e)
+	}
+	return e, nil
 }
 
 // AddInformerFactory registers a factory to start when Run begins, before
-// any runnable, and to stop after every runnable has stopped. Wrap client-go
-// factories with Factory. It fails if f is nil or Run has started.
+// any runnable, and to stop after every runnable has stopped. Added to a
+// running Manager, it starts at once. Wrap client-go factories with
+// Factory. It fails if f is nil, or if the Manager is shutting down or has
+// stopped.
 func (m *Manager) AddInformerFactory(f InformerFactory) error {
 	if f == nil {
 		return errors.New("manager: AddInformerFactory(nil)")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.started {
-		return errors.New("manager: AddInformerFactory after Run")
+	_, err := m.addFactoryLocked(f, "")
+	return err
+}
+
+// addFactoryLocked registers f, as a part of the Optional named group if
+// group is not empty, and starts it if Run has started the factories.
+// m.mu is held.
+func (m *Manager) addFactoryLocked(f InformerFactory, group string) (*factoryEntry, error) {
+	if m.run != nil && m.run.stopping {
+		return nil, fmt.Errorf("manager: AddInformerFactory: %w", errStopping)
 	}
-	m.factories = append(m.factories, &factoryEntry{
-		name:     fmt.Sprintf("informer factory #%d (%s)", len(m.factories), typeName(f)),
-		f:        f,
-		syncDone: make(chan struct{}),
-	})
-	return nil
+	e := newFactoryEntry(fmt.Sprintf("informer factory #%d (%s)", len(m.factories), typeName(f)), f, group)
+	m.factories = append(m.factories, e)
+	if m.run != nil {
+		m.run.addFactoryLocked(e)
+	}
+	return e, nil
 }
 
 // AddHealthzCheck adds a named check to /healthz (and /healthz/<name>).
@@ -258,6 +292,9 @@ func (m *Manager) checkInformersSynced(*http.Request) error {
 	m.mu.Unlock()
 	var pending []string
 	for _, f := range factories {
+		if f.group != "" {
+			continue // the Optional's own check reports it
+		}
 		if !f.synced.Load() {
 			pending = append(pending, f.name)
 		}
@@ -273,8 +310,8 @@ func (m *Manager) checkRunnablesSynced(*http.Request) error {
 	m.mu.Unlock()
 	var pending []string
 	for _, e := range runnables {
-		if e.syncer == nil || (e.leader && !e.started.Load()) {
-			continue
+		if e.syncer == nil || e.group != "" || (e.leader && !e.started.Load()) {
+			continue // not a readiness gate; see also optional.go
 		}
 		if !e.syncer.HasSynced() {
 			pending = append(pending, e.name)

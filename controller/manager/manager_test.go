@@ -124,18 +124,12 @@ func TestAddRejectsDuplicateNames(t *testing.T) {
 	}
 }
 
-func TestAddAfterRunAndRunTwice(t *testing.T) {
+func TestRunTwice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := mustNew(t, Options{Logger: quiet()})
 		ctx, cancel := context.WithCancel(t.Context())
 		done := runInBackground(ctx, m)
 		<-m.Elected()
-		if err := m.Add(newFake("late", false, nil)); err == nil {
-			t.Error("Add after Run succeeded")
-		}
-		if err := m.AddInformerFactory(newFakeFactory(nil)); err == nil {
-			t.Error("AddInformerFactory after Run succeeded")
-		}
 		if err := m.Run(ctx); err == nil {
 			t.Error("second Run succeeded")
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
 
@@ -121,6 +122,11 @@ type Options struct {
 	// Lease.Client. Nil means events are only logged; MetricsAuth then
 	// needs it.
 	Client kubernetes.Interface
+
+	// RESTConfig is the connection of the informers the Manager runs
+	// itself: AddOptional's, of CustomResourceDefinitions (list and watch
+	// on customresourcedefinitions). Nil is fine without AddOptional.
+	RESTConfig *rest.Config
 }
 
 // LeaderElection configures leader election on a coordination.k8s.io Lease

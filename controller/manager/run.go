@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
@@ -18,20 +19,30 @@ type runnableEntry struct {
 	r       Runnable
 	leader  bool         // needs leader election: starts once elected, stops first
 	syncer  SyncReporter // nil if r does not report sync
+	group   string       // the Optional it belongs to, "" for none: see optional.go
 	started atomic.Bool
-	done    chan struct{} // closed when Run has returned
-	err     error         // Run's result, set before done closes
+	cancel  context.CancelFunc // set by start; stops this runnable alone
+	removed atomic.Bool        // stopped by its Optional: its error is not the Manager's
+	done    chan struct{}      // closed when Run has returned
+	err     error              // Run's result, set before done closes
 }
 
 // start runs the runnable in its own goroutine and sends it on failed if
-// it returns an error.
+// it returns an error. Runnables added to a running Manager make the
+// number of runnables unbounded, so the send does not block: if failed is
+// full, a failure is already on its way to stop the Manager, and the
+// shutdown reports every runnable's error (runnableErrors).
 func (e *runnableEntry) start(ctx context.Context, failed chan<- *runnableEntry) {
 	e.started.Store(true)
+	ctx, e.cancel = context.WithCancel(ctx)
 	go func() {
 		defer close(e.done)
 		e.err = e.r.Run(ctx)
-		if e.err != nil {
-			failed <- e // buffered for every runnable: never blocks
+		if e.err != nil && !e.removed.Load() {
+			select {
+			case failed <- e:
+			default:
+			}
 		}
 	}()
 }
@@ -40,12 +51,25 @@ func (e *runnableEntry) start(ctx context.Context, failed chan<- *runnableEntry)
 type factoryEntry struct {
 	name     string
 	f        InformerFactory
+	group    string // the Optional it belongs to, "" for none
+	started  atomic.Bool
 	synced   atomic.Bool
-	syncDone chan struct{} // closed when WaitForCacheSync has returned
+	syncDone chan struct{} // closed when WaitForCacheSync has returned, once started
+	stop     chan struct{} // closed by halt
+	stopOnce sync.Once
 }
 
+func newFactoryEntry(name string, f InformerFactory, group string) *factoryEntry {
+	return &factoryEntry{name: name, f: f, group: group, syncDone: make(chan struct{}), stop: make(chan struct{})}
+}
+
+// halt stops the factory's informers; it may be called more than once.
+func (f *factoryEntry) halt() { f.stopOnce.Do(func() { close(f.stop) }) }
+
 // start starts the factory's informers and records when they have synced.
-func (f *factoryEntry) start(stop <-chan struct{}, log logr.Logger) {
+func (f *factoryEntry) start(log logr.Logger) {
+	stop := f.stop
+	f.started.Store(true)
 	f.f.Start(stop)
 	go func() {
 		defer close(f.syncDone)
@@ -78,8 +102,8 @@ func (m *Manager) Run(ctx context.Context) error {
 		r.stopWebhooks()
 		return err
 	}
-	r.startInformers()
-	go r.checkInformersStarted(watchedInformers(slices.Concat(r.others, r.leaders)))
+	factories, watched := r.startInformers()
+	go r.checkInformersStarted(factories, watched)
 	r.startOthers()
 	r.campaign()
 	return r.shutdown(r.waitForStop(ctx))
@@ -96,21 +120,25 @@ type run struct {
 	serverFailed chan *server
 
 	factories     []*factoryEntry
-	stopInformers chan struct{}
+	stopInformers chan struct{} // closed when the shutdown stops the factories
 	checkDone     chan struct{} // closed when checkInformersStarted has returned
 	unstarted     chan error    // watched informers nothing started; buffered
 
 	webhooks                    []*runnableEntry // started first, stopped after the informers
 	cancelWebhooks              context.CancelFunc
-	leaders, others             []*runnableEntry
-	leadersCtx                  context.Context
+	leaders, others             []*runnableEntry // m.mu guards them (see late.go)
+	leadersCtx, othersCtx       context.Context
 	cancelLeaders, cancelOthers context.CancelFunc
-	failed                      chan *runnableEntry // buffered for every runnable
+	failed                      chan *runnableEntry // buffered for the runnables added before Run
+
+	// Guarded by m.mu: what Run has started, for what is added later.
+	informersStarted, othersStarted bool
+	stopping                        bool // the shutdown has begun: nothing more is added
 
 	wonElection    <-chan struct{} // nil without leader election, or once won
 	electionDone   chan struct{}   // nil without leader election
 	cancelElection context.CancelFunc
-	leading        bool // leader runnables started: the Lease won, or no election
+	leading        bool // leader runnables started: the Lease won, or no election (written under m.mu)
 
 	// Set by shutdown.
 	deadline   context.Context
@@ -141,6 +169,9 @@ func (m *Manager) claim(ctx context.Context) (*run, error) {
 	if m.opts.TracerProvider != nil {
 		r.base = tracing.WithProvider(r.base, m.opts.TracerProvider)
 	}
+	r.othersCtx, r.cancelOthers = context.WithCancel(r.base)
+	r.leadersCtx, r.cancelLeaders = context.WithCancel(r.base)
+	m.run = r
 	for _, e := range m.runnables {
 		if e.leader {
 			r.leaders = append(r.leaders, e)
@@ -167,29 +198,34 @@ func (r *run) startServers() error {
 
 // startInformers starts the informer factories, once: client-go's
 // factories start the informers requested before Start, and an informer
-// requested later waits for another Start (see InformerFactory).
-func (r *run) startInformers() {
+// requested later waits for another Start (see InformerFactory). It
+// returns the factories and the informers the runnables watch, for
+// checkInformersStarted: those of the runnables added before Run.
+func (r *run) startInformers() ([]*factoryEntry, []watchedInformer) {
+	r.m.mu.Lock()
+	defer r.m.mu.Unlock()
+	r.informersStarted = true
 	for _, f := range r.factories {
-		f.start(r.stopInformers, r.log)
+		f.start(r.log)
 	}
+	return slices.Clone(r.factories), watchedInformers(slices.Concat(r.others, r.leaders))
 }
 
 // startOthers starts the runnables that do not need leader election.
 func (r *run) startOthers() {
-	var ctx context.Context
-	ctx, r.cancelOthers = context.WithCancel(r.base)
+	r.m.mu.Lock()
+	defer r.m.mu.Unlock()
+	r.othersStarted = true
 	for _, e := range r.others {
-		e.start(ctx, r.failed)
+		e.start(r.othersCtx, r.failed)
 	}
 }
 
 // campaign starts the leader election, or, without one, the leader
 // runnables.
 func (r *run) campaign() {
-	r.leadersCtx, r.cancelLeaders = context.WithCancel(r.base)
 	e := r.m.elector
 	if e == nil {
-		r.leading = true
 		r.startLeaders()
 		return
 	}
@@ -202,8 +238,12 @@ func (r *run) campaign() {
 	}()
 }
 
-// startLeaders starts the runnables that need leader election.
+// startLeaders starts the runnables that need leader election, and those
+// added later at once (see late.go).
 func (r *run) startLeaders() {
+	r.m.mu.Lock()
+	defer r.m.mu.Unlock()
+	r.leading = true
 	r.log.Info("Starting leader runnables", "count", len(r.leaders))
 	for _, e := range r.leaders {
 		e.start(r.leadersCtx, r.failed)
@@ -231,7 +271,6 @@ func (r *run) waitForStop(ctx context.Context) error {
 			return fmt.Errorf("manager: %s: %w", s.name, s.err)
 		case <-r.wonElection:
 			r.wonElection = nil
-			r.leading = true
 			r.m.leading.Store(true)
 			r.startLeaders()
 		case <-r.electionDone:

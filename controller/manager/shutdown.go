@@ -13,6 +13,9 @@ import (
 // (why Run stopped, nil for its context) joined with what went wrong since.
 func (r *run) shutdown(cause error) error {
 	r.m.shuttingDown.Store(true)
+	r.m.mu.Lock()
+	r.stopping = true // from here on r's lists do not change
+	r.m.mu.Unlock()
 	cancel := r.startDeadline()
 	defer cancel()
 
@@ -66,6 +69,10 @@ func (r *run) stopInformerFactories() {
 	<-r.checkDone
 	var factories []waiter
 	for _, f := range r.factories {
+		f.halt()
+		if !f.started.Load() {
+			continue
+		}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
