@@ -28,14 +28,12 @@
 // deleted, it stops and its caches are released. /readyz?verbose and
 // ctrlkit_optional_resource_watched say what each part watches.
 //
-// Anything with Run(ctx) error is a Runnable. Optional methods, found by
-// type assertion, refine how it runs: Name (unique; in logs and errors),
-// HasSynced (gates /readyz), NeedLeaderElection (default true) and
-// WatchedInformers. controller.Controller[K] has all four. The webhook
-// server (Options.WebhookServer or GetWebhookServer) runs on every replica,
-// listening before any informer starts: a first list may need conversion.
-// Options.BindFlags registers kube-controller-manager's and
-// controller-runtime's flags on a flag.FlagSet or a pflag.FlagSet.
+// Anything with Run(ctx) error is a Runnable; optional methods (Name,
+// HasSynced, NeedLeaderElection, WatchedInformers), found by type
+// assertion, refine how it runs. The webhook server (Options.WebhookServer)
+// runs on every replica, listening before any informer starts: a first
+// list may need conversion. Options.BindFlags registers
+// kube-controller-manager's and controller-runtime's flags.
 //
 // # Leases
 //
@@ -58,13 +56,11 @@
 // # Shutdown
 //
 // When Run's context is cancelled, a runnable fails or the Lease is lost,
-// Run stops, waiting for each stage before the next: the leader runnables;
-// the other runnables; the informer factories; the webhook servers
-// (draining requests); the HTTP servers (/readyz fails from the start);
-// leader election, releasing the Lease with ReleaseOnCancel; the event
-// broadcasters, once recorded events are written. GracefulShutdownTimeout
-// bounds the whole sequence; past it, Run returns ErrShutdownTimeout
-// naming what still ran.
+// Run stops in stages: leader runnables; other runnables; informer
+// factories; webhook servers (draining); HTTP servers (/readyz fails
+// first); leader election (ReleaseOnCancel); event broadcasters.
+// GracefulShutdownTimeout bounds it; past it, Run returns
+// ErrShutdownTimeout naming what still ran.
 //
 // # Events, endpoints, metrics
 //
@@ -74,14 +70,12 @@
 // events are only logged) and stop last. Leadership changes are recorded
 // on the Lease.
 //
-// /healthz and /readyz run the built-in checks ("ping", "leader-election";
-// "shutdown", "informer-sync", "runnable-sync", "optional-"+Name) and
-// those of AddHealthzCheck and AddReadyzCheck. /metrics serves
-// Manager.Registry, with client-go's leader election (and, with
-// RESTClientMetrics, REST client) metrics under kube-controller-manager's
-// names. PprofAddr serves
-// net/http/pprof. MetricsAuth guards /metrics and /debug/pprof/ with
-// TokenReview and SubjectAccessReview, as kube-rbac-proxy does;
+// /healthz and /readyz run the built-in checks and those of
+// AddHealthzCheck and AddReadyzCheck. /metrics serves Manager.Registry,
+// with client-go's metrics under kube-controller-manager's names;
+// PprofAddr serves net/http/pprof. MetricsAuth guards /metrics and
+// /debug/pprof/ with TokenReview and SubjectAccessReview, as
+// kube-rbac-proxy does;
 // MetricsTLS serves them over HTTPS: files reloaded on change, a tls.Config
 // or the webhooks' Secret (certs.SelfManaged). In a cluster use both, as
 // kubebuilder does; plain HTTP sends tokens in clear: local runs only.
