@@ -41,6 +41,7 @@ type Environment struct {
 	kubeconfigPath string
 	kcmPort        int
 	webhookCertDir string
+	crdNames       []string // installed by Start, for InstallWebhooks' ConversionPath
 
 	stopOnce sync.Once
 	stopErr  error
