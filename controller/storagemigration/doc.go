@@ -17,7 +17,10 @@
 // each with its own resourceVersion and nothing else, which the API
 // server stores at the storage version, as that controller does. Choose
 // ListAndPatch where the API is served but no controller runs it (the
-// local control plane in APIServerOnly mode).
+// local control plane in APIServerOnly mode). kube-controller-manager
+// starts a migration once its cache of the resource has seen a resource
+// version past the migration's: with no writes to the resource, at its
+// next watch bookmark, about a minute later.
 //
 // What Migrate guarantees:
 //
