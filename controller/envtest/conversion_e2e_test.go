@@ -14,7 +14,9 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
+	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/webhook"
+	"github.com/ctrlkit/ctrlkit/controller/webhook/certs"
 	"github.com/ctrlkit/ctrlkit/controller/webhook/conversion"
 )
 
@@ -42,11 +44,66 @@ var gadgets = schema.GroupVersionResource{Group: "conversion.example.com", Resou
 // through the test's server: the first create and get after it, each at
 // the other version, convert, and the server has been called by the probe
 // (a dry-run create at v1alpha1, which the API server converts to the
-// storage version v1 and back) before any object was written.
+// storage version v1 and back) before any object was written. Once with
+// the environment's certificate, once with self-managed certificates,
+// whose caBundle certs.SelfManaged writes into the CRD: until it has, the
+// API server does not trust the server, and InstallWebhooks waits.
 func TestInstallConversionWebhookE2E(t *testing.T) {
 	env := envtest.StartForTest(t, envtest.Options{CRDPaths: []string{"testdata/conversion"}})
-	ns := env.Namespace(t)
 
+	t.Run("environment certificate", func(t *testing.T) {
+		srv, err := webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: env.WebhookCertDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reviews := registerConverter(t, srv)
+		runServer(t, srv)
+		if err := env.InstallWebhooks(t.Context(), envtest.WebhookInstallOptions{Addr: srv.Addr(), ConversionPath: "/convert"}); err != nil {
+			t.Fatal(err)
+		}
+		if n := reviews.Load(); n < 2 {
+			t.Errorf("the webhook answered %d ConversionReviews during InstallWebhooks, want at least 2 (to v1 and back)", n)
+		}
+		expectConverts(t, env, env.Namespace(t))
+	})
+
+	t.Run("self-managed certificates", func(t *testing.T) {
+		ns := env.Namespace(t)
+		crdClient, err := dynamic.NewForConfig(env.RESTConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sm, err := certs.NewSelfManaged(certs.SelfManagedOptions{
+			Options:   certs.Options{Client: env.Client(), Namespace: ns, Name: "webhook-certs", DNSNames: []string{"127.0.0.1"}},
+			Webhooks:  certs.Webhooks{CustomResourceDefinitions: []string{"gadgets.conversion.example.com"}},
+			CRDClient: crdClient,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: -1, TLSConfig: sm.TLSConfig()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		registerConverter(t, srv)
+		mgr, err := manager.New(manager.Options{WebhookServer: srv, HealthProbeAddr: "127.0.0.1:0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sm.SetupWithManager(mgr); err != nil {
+			t.Fatal(err)
+		}
+		runManager(t, mgr)
+		if err := env.InstallWebhooks(t.Context(), envtest.WebhookInstallOptions{Addr: srv.Addr(), ConversionPath: "/convert", SelfManaged: true}); err != nil {
+			t.Fatal(err)
+		}
+		expectConverts(t, env, ns)
+	})
+}
+
+// registerConverter serves the Gadget's conversion at /convert on srv and
+// counts the reviews.
+func registerConverter(t *testing.T, srv *webhook.Server) *atomic.Int32 {
 	converter, err := conversion.NewHubSpokeConverter(gadgets.GroupVersion().WithKind("Gadget").GroupKind().WithVersion("v1"),
 		conversion.NewSpokeConverter("v1alpha1",
 			func(_ context.Context, src *gadgetV1, dst *gadgetV1alpha1) error {
@@ -64,24 +121,17 @@ func TestInstallConversionWebhookE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var reviews atomic.Int32
-	srv, err := webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: env.WebhookCertDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reviews := new(atomic.Int32)
 	srv.Register("/convert", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reviews.Add(1)
 		handler.ServeHTTP(w, r)
 	}))
-	runServer(t, srv)
+	return reviews
+}
 
-	if err := env.InstallWebhooks(t.Context(), envtest.WebhookInstallOptions{Addr: srv.Addr(), ConversionPath: "/convert"}); err != nil {
-		t.Fatal(err)
-	}
-	if n := reviews.Load(); n < 2 {
-		t.Errorf("the webhook answered %d ConversionReviews during InstallWebhooks, want at least 2 (to v1 and back)", n)
-	}
-
+// expectConverts creates a Gadget at each version and reads each at the
+// other, at once, and fails unless each converted.
+func expectConverts(t *testing.T, env *envtest.Environment, ns string) {
 	client, err := dynamic.NewForConfig(env.RESTConfig())
 	if err != nil {
 		t.Fatal(err)

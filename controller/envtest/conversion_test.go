@@ -2,8 +2,10 @@ package envtest
 
 import (
 	"os"
+	"strings"
 	"testing"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -36,5 +38,24 @@ func TestConversionTarget(t *testing.T) {
 	spec["versions"] = spec["versions"].([]any)[:1]
 	if got := conversionTarget(one); got != nil {
 		t.Errorf("conversionTarget of a CRD with one version = %+v, want nil", got)
+	}
+}
+
+// InstallWebhooks needs something to install, a DryRunProbe only for
+// admission webhooks, and a ConversionPath that is a path.
+func TestInstallWebhooksOptions(t *testing.T) {
+	env := &Environment{}
+	for _, c := range []struct {
+		opts WebhookInstallOptions
+		want string
+	}{
+		{WebhookInstallOptions{Addr: "127.0.0.1:9443"}, "no webhook configuration and no ConversionPath"},
+		{WebhookInstallOptions{Addr: "127.0.0.1:9443", ConversionPath: "convert"}, `ConversionPath "convert" does not start with /`},
+		{WebhookInstallOptions{Addr: "127.0.0.1:9443", ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{{}}}, "DryRunProbe is required"},
+		{WebhookInstallOptions{Addr: "nowhere", ConversionPath: "/convert"}, "Addr"},
+	} {
+		if err := env.InstallWebhooks(t.Context(), c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("InstallWebhooks(%+v) = %v, want %q", c.opts, err, c.want)
+		}
 	}
 }

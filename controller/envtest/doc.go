@@ -50,7 +50,8 @@
 // With WebhookInstallOptions.ConversionPath, the CRDs of Options.CRDPaths
 // that convert by webhook call the test's server there too, and
 // InstallWebhooks returns once the API server has converted an object of
-// each through it and back.
+// each through it and back. Environment.EtcdURL lets a test read what
+// etcd holds, e.g. the version an object is stored at.
 //
 // # Guarantees
 //
