@@ -25,7 +25,8 @@ const StorageMigrating = "StorageMigrating"
 // stores at the storage version (it writes nothing for an object stored
 // there already). An object changed or deleted since the list needs
 // nothing: a write stored it at the storage version. Progress goes to
-// the StorageMigrating condition and to events, after each page.
+// the StorageMigrating condition and to events, after each page;
+// finishCondition sets its outcome.
 func (m *migration) listAndPatch(ctx context.Context, crd *crdState) error {
 	gvr := crd.resource()
 	running := func(n int) func(*crdState) (bool, error) {
@@ -48,7 +49,7 @@ func (m *migration) listAndPatch(ctx context.Context, crd *crdState) error {
 			continue
 		}
 		if err != nil {
-			return m.finishCondition(ctx, crd, fmt.Errorf("list %s: %w", gvr.GroupResource(), err))
+			return fmt.Errorf("list %s: %w", gvr.GroupResource(), err)
 		}
 		for _, obj := range page.Items {
 			patch, err := json.Marshal(map[string]any{
@@ -61,7 +62,7 @@ func (m *migration) listAndPatch(ctx context.Context, crd *crdState) error {
 			_, err = m.client.Resource(gvr).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch,
 				metav1.PatchOptions{FieldManager: fieldManager})
 			if err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
-				return m.finishCondition(ctx, crd, fmt.Errorf("rewrite %s %s/%s: %w", crd.kind, obj.GetNamespace(), obj.GetName(), err))
+				return fmt.Errorf("rewrite %s %s/%s: %w", crd.kind, obj.GetNamespace(), obj.GetName(), err)
 			}
 			rewritten++
 		}
@@ -73,17 +74,17 @@ func (m *migration) listAndPatch(ctx context.Context, crd *crdState) error {
 			break
 		}
 	}
-	return m.finishCondition(ctx, crd, nil)
+	return nil
 }
 
-// finishCondition sets StorageMigrating to False with the outcome, and
-// returns err. A migration cut short by ctx leaves it True: the next run
-// goes on from there.
+// finishCondition sets StorageMigrating to False with the outcome of a
+// ListAndPatch migration and its pruning, and returns err. A migration cut
+// short by ctx leaves it True: the next run goes on from there.
 func (m *migration) finishCondition(ctx context.Context, crd *crdState, err error) error {
 	if ctx.Err() != nil {
 		return err
 	}
-	reason, message := "MigrationSucceeded", "The migration has succeeded"
+	reason, message := "MigrationSucceeded", "The migration has succeeded and the stored versions have been updated"
 	if err != nil {
 		reason, message = "MigrationFailed", "The migration has failed: "+err.Error()
 	}

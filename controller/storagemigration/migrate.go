@@ -88,14 +88,16 @@ func Migrate(ctx context.Context, client dynamic.Interface, crdName string, opts
 		start.resource().GroupResource(), start.storedVersions, start.storageVersion, method)
 	switch method {
 	case StorageVersionMigration:
-		err = m.runSVM(ctx, start)
+		if err = m.runSVM(ctx, start); err == nil {
+			err = m.pruneStoredVersions(ctx, start)
+		}
 	case ListAndPatch:
-		err = m.listAndPatch(ctx, start)
+		if err = m.listAndPatch(ctx, start); err == nil {
+			err = m.pruneStoredVersions(ctx, start)
+		}
+		err = m.finishCondition(ctx, start, err)
 	default:
 		err = fmt.Errorf("unknown Method %v", method)
-	}
-	if err == nil {
-		err = m.pruneStoredVersions(ctx, start)
 	}
 	if err != nil {
 		if ctx.Err() == nil {

@@ -166,8 +166,12 @@ func TestSpecChanged(t *testing.T) {
 	if !errors.Is(err, errSpecChanged) {
 		t.Fatalf("Migrate = %v, want errSpecChanged", err)
 	}
-	if crd := crdOf(t, client); !slices.Equal(crd.storedVersions, []string{"v1alpha1", "v1"}) {
+	crd := crdOf(t, client)
+	if !slices.Equal(crd.storedVersions, []string{"v1alpha1", "v1"}) {
 		t.Errorf("storedVersions = %v, want them unchanged", crd.storedVersions)
+	}
+	if c := condition(crd.obj, StorageMigrating); c["status"] != "False" || c["reason"] != "MigrationFailed" || !strings.Contains(c["message"].(string), "spec changed") {
+		t.Errorf("StorageMigrating = %v, want False, MigrationFailed, saying the spec changed", c)
 	}
 }
 
