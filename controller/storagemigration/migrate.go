@@ -63,8 +63,8 @@ const (
 // Migrate moves every stored object of the CustomResourceDefinition named
 // crdName to its storage version, then sets its status.storedVersions to
 // the storage version alone. Switch the storage version first (and let
-// the API servers see the switch); the conversion webhook must be
-// serving. It returns nil at once if storedVersions holds the storage
+// the API servers see the switch); a conversion webhook, if the CRD has
+// one, must be serving. It returns nil at once if storedVersions holds the storage
 // version alone. It is idempotent and resumable: a migration cut short
 // (ctx ended, process killed) leaves storedVersions as it was, and calling
 // Migrate again finishes it. It does not prune storedVersions if the
