@@ -119,6 +119,7 @@ func installCRDs(ctx context.Context, env *Environment, crds []*unstructured.Uns
 		if err != nil {
 			return fmt.Errorf("install CRD %s: %w", crd.GetName(), err)
 		}
+		env.crdNames = append(env.crdNames, crd.GetName())
 	}
 	for _, crd := range crds {
 		name := crd.GetName()

@@ -47,6 +47,12 @@
 //	err := env.InstallWebhooks(ctx, envtest.WebhookInstallOptions{
 //		Paths: []string{"config/webhook"}, Addr: srv.Addr(), DryRunProbe: validWidget})
 //
+// With WebhookInstallOptions.ConversionPath, the CRDs of Options.CRDPaths
+// that convert by webhook call the test's server there too, and
+// InstallWebhooks returns once the API server has converted an object of
+// each through it and back. Environment.EtcdURL lets a test read what
+// etcd holds, e.g. the version an object is stored at.
+//
 // # Guarantees
 //
 // Start returns once the API server is ready, the CRDs are Established and,

@@ -41,6 +41,8 @@ type Environment struct {
 	kubeconfigPath string
 	kcmPort        int
 	webhookCertDir string
+	crdNames       []string // installed by Start, for InstallWebhooks' ConversionPath
+	etcdURL        string
 
 	stopOnce sync.Once
 	stopErr  error
@@ -142,6 +144,7 @@ func start(ctx context.Context, bins *binaries.Set, opts Options, crds []*unstru
 
 	fmt.Fprintf(env.log, "envtest: starting (%s) in %s\n", opts.Mode, env.dir)
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPort)
+	env.etcdURL = etcdURL
 	if env.etcd, err = env.run("etcd", etcdArgs(env.dir, etcdURL, etcdPeerPort), nil); err != nil {
 		return nil, err
 	}
@@ -288,6 +291,13 @@ func (env *Environment) waitFor(ctx context.Context, what string, cond func(cont
 // RESTConfig returns a new copy of the admin client configuration, with a
 // high client rate limit.
 func (env *Environment) RESTConfig() *rest.Config { return rest.CopyConfig(env.restConfig) }
+
+// EtcdURL returns the client URL of the environment's etcd (plain HTTP on
+// loopback, no authentication), for tests that check what the API server
+// stored, e.g. at which version: etcd serves its v3 API as JSON there
+// (POST /v3/kv/range, keys and values in base64), so no etcd client is
+// needed. Keys are /registry/<group>/<resource>/<namespace>/<name>.
+func (env *Environment) EtcdURL() string { return env.etcdURL }
 
 // Client returns a clientset for the admin user.
 func (env *Environment) Client() kubernetes.Interface { return env.client }

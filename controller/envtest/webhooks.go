@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -51,8 +52,19 @@ type WebhookInstallOptions struct {
 	// matches on CREATE, in a namespace they match, e.g. a valid custom
 	// object. InstallWebhooks creates it with dryRun=All until a handler
 	// of package admission on a path of each configuration has answered
-	// it. Required.
+	// it. Required if there are webhook configurations.
 	DryRunProbe *unstructured.Unstructured
+
+	// ConversionPath, if set, is the path of the conversion webhook (the
+	// handler of conversion.NewWebhookHandler): every CRD of
+	// Options.CRDPaths whose spec.conversion.strategy is Webhook then calls
+	// https://Addr/ConversionPath, with the caBundle as for the
+	// configurations, and InstallWebhooks waits until the API server has
+	// converted an object of each through it and back: a dry-run create of
+	// an empty object (generateName, in namespace default if namespaced) at
+	// a served version that is not the storage version, which the API
+	// server converts to the storage version and back.
+	ConversionPath string
 }
 
 // WebhookCertDir is a directory with tls.crt and tls.key, a serving
@@ -71,16 +83,19 @@ func (env *Environment) WebhookCertDir() string { return env.webhookCertDir }
 // it waiting, even under failurePolicy Ignore. Start the webhook server
 // (and with SelfManaged its certs.SelfManaged) first. It waits at most a
 // minute, less if ctx ends sooner; an error says what the probe last met.
-// A configuration that exists already is replaced.
+// A configuration that exists already is replaced. With
+// opts.ConversionPath it also points the conversion webhooks of the CRDs
+// of Options.CRDPaths at the server, and waits until each has converted a
+// probe both ways.
 func (env *Environment) InstallWebhooks(ctx context.Context, opts WebhookInstallOptions) error {
 	if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
 		return fmt.Errorf("install webhooks: Addr: %w", err)
 	}
-	if opts.DryRunProbe == nil {
-		return errors.New("install webhooks: DryRunProbe is required")
-	}
 	if opts.SelfManaged && opts.CABundle != nil {
 		return errors.New("install webhooks: CABundle and SelfManaged exclude each other")
+	}
+	if opts.ConversionPath != "" && !strings.HasPrefix(opts.ConversionPath, "/") {
+		return fmt.Errorf("install webhooks: ConversionPath %q does not start with /", opts.ConversionPath)
 	}
 	validating, mutating, err := readWebhookConfigurations(opts.Paths)
 	if err != nil {
@@ -88,6 +103,13 @@ func (env *Environment) InstallWebhooks(ctx context.Context, opts WebhookInstall
 	}
 	validating = append(validating, opts.ValidatingWebhooks...)
 	mutating = append(mutating, opts.MutatingWebhooks...)
+	admissionWebhooks := len(validating)+len(mutating) > 0
+	if admissionWebhooks && opts.DryRunProbe == nil {
+		return errors.New("install webhooks: DryRunProbe is required")
+	}
+	if !admissionWebhooks && opts.ConversionPath == "" {
+		return errors.New("install webhooks: no webhook configuration and no ConversionPath")
+	}
 	bundle := opts.CABundle
 	if bundle == nil && !opts.SelfManaged {
 		bundle = env.restConfig.CAData
@@ -123,6 +145,18 @@ func (env *Environment) InstallWebhooks(ctx context.Context, opts WebhookInstall
 	}
 	ctx, cancel := context.WithTimeout(ctx, webhookWaitTimeout)
 	defer cancel()
+	if opts.ConversionPath != "" {
+		var caBundle []byte
+		if !opts.SelfManaged {
+			caBundle = bundle
+		}
+		if err := env.installConversionWebhooks(ctx, "https://"+opts.Addr+opts.ConversionPath, caBundle); err != nil {
+			return fmt.Errorf("install webhooks: %w", err)
+		}
+	}
+	if !admissionWebhooks {
+		return nil
+	}
 	err = env.waitFor(ctx, "a dry-run request to reach the webhooks", func(ctx context.Context) error {
 		reached, err := webhookprobe.Send(ctx, env.client, opts.DryRunProbe)
 		if missing := webhookprobe.Unreached(configs, reached); missing != "" {
