@@ -33,7 +33,7 @@ vet: sizes
 	@files=$$(git ls-files '*.go'); out=$$(gofmt -l $$files); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags e2e ./controller/envtest/... ./internal/e2e/... ./examples/crd-operator/...
+	$(GO) vet -tags e2e ./controller/envtest/... ./controller/storagemigration/... ./internal/e2e/... ./examples/crd-operator/...
 	@for m in $(NESTED); do echo "go vet ($$m)"; (cd $$m && $(GO) vet ./...) || exit 1; done
 
 unit:
@@ -65,7 +65,7 @@ e2e:
 	@out=$$(mktemp); \
 	  (cd internal/envtestuser && $(GO) test -race -count=1 -timeout $(E2E_TIMEOUT) ./... >$$out 2>&1 && \
 	   cd ../operatoruser && $(GO) test -race -count=1 -timeout $(E2E_TIMEOUT) ./... >>$$out 2>&1) & user=$$!; \
-	  $(GO) test -tags e2e -race -count=1 -timeout $(E2E_TIMEOUT) ./controller/envtest/... ./internal/e2e/... ./examples/crd-operator/...; rc=$$?; \
+	  $(GO) test -tags e2e -race -count=1 -timeout $(E2E_TIMEOUT) ./controller/envtest/... ./controller/storagemigration/... ./internal/e2e/... ./examples/crd-operator/...; rc=$$?; \
 	  wait $$user; urc=$$?; echo "internal/envtestuser, internal/operatoruser:"; cat $$out; rm -f $$out; \
 	  [ $$rc -eq 0 ] && [ $$urc -eq 0 ]
 
