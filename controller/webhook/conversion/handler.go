@@ -81,8 +81,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	logger := klog.FromContext(r.Context())
 	req, bad := readReview(w, r)
 	if bad != nil {
-		logger.V(1).Info("Bad webhook request", "path", r.URL.Path, "code", bad.code, "reason", bad.msg)
-		http.Error(w, "webhook: "+bad.msg, bad.code)
+		bad.Answer(w, r)
 		return
 	}
 	logger = logger.WithValues("webhook", r.URL.Path, "uid", req.UID, "desiredAPIVersion", req.DesiredAPIVersion)

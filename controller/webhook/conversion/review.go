@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/ctrlkit/ctrlkit/controller/webhook/internal/review"
 )
 
 // The ConversionReview of apiextensions.k8s.io/v1, spelled here so that a
@@ -46,40 +46,19 @@ var maxReviewBytes int64 = 128 << 20
 // lists only v1).
 var reviewTypeMeta = metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "ConversionReview"}
 
-// badRequest is a request answered with an HTTP error, because it holds no
-// review whose UID a response could name.
-type badRequest struct {
-	code int
-	msg  string
-}
-
 // readReview reads a ConversionReview's request from r's body. The
 // request's fields are checked by the handler, which can answer with a
 // review.
-func readReview(w http.ResponseWriter, r *http.Request) (*conversionRequest, *badRequest) {
-	if r.Method != http.MethodPost {
-		return nil, &badRequest{http.StatusMethodNotAllowed, fmt.Sprintf("method %s, expected POST", r.Method)}
+func readReview(w http.ResponseWriter, r *http.Request) (*conversionRequest, *review.BadRequest) {
+	body, bad := review.ReadBody(w, r, maxReviewBytes, "a ConversionReview")
+	if bad != nil {
+		return nil, bad
 	}
-	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
-		return nil, &badRequest{http.StatusUnsupportedMediaType,
-			fmt.Sprintf("content type %q, expected application/json", r.Header.Get("Content-Type"))}
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxReviewBytes))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return nil, &badRequest{http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxReviewBytes)}
-	}
+	cr, err := decodeReview(body)
 	if err != nil {
-		return nil, &badRequest{http.StatusBadRequest, fmt.Sprintf("reading the body: %v", err)}
+		return nil, &review.BadRequest{Code: http.StatusBadRequest, Msg: err.Error()}
 	}
-	if len(body) == 0 {
-		return nil, &badRequest{http.StatusBadRequest, "empty body, expected a ConversionReview"}
-	}
-	review, err := decodeReview(body)
-	if err != nil {
-		return nil, &badRequest{http.StatusBadRequest, err.Error()}
-	}
-	return review.Request, nil
+	return cr.Request, nil
 }
 
 // decodeReview decodes a ConversionReview with a request, case-sensitively
@@ -101,11 +80,5 @@ func decodeReview(body []byte) (*conversionReview, error) {
 
 // writeReview answers with resp in a ConversionReview.
 func writeReview(w http.ResponseWriter, resp *conversionResponse) error {
-	body, err := json.Marshal(conversionReview{TypeMeta: reviewTypeMeta, Response: resp})
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, err = w.Write(body)
-	return err
+	return review.Write(w, conversionReview{TypeMeta: reviewTypeMeta, Response: resp})
 }
