@@ -1,9 +1,7 @@
 package admission_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"testing"
 
@@ -11,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ctrlkit/ctrlkit/controller/webhook/internal/webhooktest"
 )
 
 // Widget is a custom type, decoded with no scheme.
@@ -62,23 +62,7 @@ func reviewBody(t testing.TB, req admissionv1.AdmissionRequest) []byte {
 // post sends body to url and returns the status and the body answered.
 func post(t testing.TB, c *http.Client, url, contentType string, body []byte) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, out
+	return webhooktest.Post(t, c, url, contentType, body)
 }
 
 // admit sends req in a review and returns the review's response.

@@ -4,9 +4,11 @@
 package webhooktest
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -71,4 +73,27 @@ func Serve(t testing.TB, handlers map[string]http.Handler) (string, *http.Client
 		s.Register(path, h)
 	}
 	return Start(t, s), Client(t, roots)
+}
+
+// Post sends body to url with contentType (none if empty) and returns the
+// status and the body answered.
+func Post(t testing.TB, c *http.Client, url, contentType string, body []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, out
 }
