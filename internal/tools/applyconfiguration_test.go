@@ -17,7 +17,7 @@ import (
 // what it writes, or when a committed file is one it no longer writes:
 // someone changed a type and did not run go generate.
 func TestApplyConfigurationsAreFresh(t *testing.T) {
-	for _, dir := range generatingDirs {
+	for dir := range generatingDirs {
 		for _, args := range directives(t, dir, "applyconfiguration-gen") {
 			t.Run(filepath.Base(dir), func(t *testing.T) {
 				i := slices.Index(args, "--output-dir")
