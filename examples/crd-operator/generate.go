@@ -54,6 +54,13 @@ package main
 //
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=get;list;watch;update
 //
+// The WebApp's CRD, whose conversion webhook's caBundle the elected
+// replica writes too: an informer lists and watches CRDs (which cannot be
+// narrowed to one name), and only this one is read and written by name.
+//
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=webapps.example.ctrlkit.dev,verbs=get;update
+//
 // events.k8s.io/v1 events from the manager's recorder: create, and patch
 // for a series of repeats.
 //
