@@ -1,14 +1,17 @@
 package convert
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/randfill"
 
+	"github.com/ctrlkit/ctrlkit/controller/webhook/conversion"
 	"github.com/ctrlkit/ctrlkit/controller/webhook/conversion/conversiontest"
 	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
+	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
 )
 
 // TestWebAppRoundTrip: v1alpha1 → v1 → v1alpha1 and v1 → v1alpha1 → v1
@@ -19,6 +22,36 @@ func TestWebAppRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	conversiontest.RoundTrip(t, c, conversiontest.Options{Iterations: 200, Funcs: []any{fillImage}})
+}
+
+// recordingTB records what RoundTrip reports instead of failing the test.
+type recordingTB struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recordingTB) Helper() {}
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+// TestWebAppRoundTripCatchesALostField: a v1 → v1alpha1 conversion that
+// forgets the renamed port fails the check, which names spec.containerPort.
+func TestWebAppRoundTripCatchesALostField(t *testing.T) {
+	forgetful := func(ctx context.Context, src *v1.WebApp, dst *v1alpha1.WebApp) error {
+		err := WebAppV1ToV1alpha1(ctx, src, dst)
+		dst.Spec.Port = 0
+		return err
+	}
+	c, err := conversion.NewHubSpokeConverter(v1.Kind, conversion.NewSpokeConverter("v1alpha1", forgetful, WebAppV1alpha1ToV1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingTB{TB: t}
+	conversiontest.RoundTrip(rec, c, conversiontest.Options{Funcs: []any{fillImage}})
+	if len(rec.errors) == 0 || !strings.Contains(rec.errors[0], "spec.containerPort") {
+		t.Errorf("RoundTrip reported %q, want a change of spec.containerPort", rec.errors)
+	}
 }
 
 // fillImage makes v1 images that v1's schema admits: a repository whose
