@@ -16,8 +16,8 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
-	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
-	webappac "github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration/api/v1alpha1"
+	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
+	webappac "github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration/api/v1"
 	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
@@ -44,14 +44,14 @@ func TestServerSideApplyE2E(t *testing.T) {
 	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	client, err := typed.NewClient[*v1alpha1.WebApp](c.config, v1alpha1.Resource)
+	client, err := typed.NewClient[*v1.WebApp](c.config, v1.Resource)
 	if err != nil {
 		t.Fatal(err)
 	}
 	webApps := client.Namespace("shop")
 
 	if _, err := webApps.Apply(ctx, webappac.WebApp("web", "shop").
-		WithSpec(webappac.WebAppSpec().WithImage("nginx:1.26").WithReplicas(2)),
+		WithSpec(webappac.WebAppSpec().WithImage(webappac.Image().WithRepository("nginx").WithTag("1.26")).WithReplicas(2)),
 		metav1.ApplyOptions{FieldManager: "kubectl"}); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestServerSideApplyE2E(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the scaler's apply: %v", err)
 	}
-	if app.Spec.Image != "nginx:1.26" || *app.Spec.Replicas != 3 {
+	if app.Spec.Image != (v1.Image{Repository: "nginx", Tag: "1.26"}) || *app.Spec.Replicas != 3 {
 		t.Errorf("spec %+v, want the user's image and the scaler's 3 replicas", app.Spec)
 	}
 	testutil.Eventually(t, time.Minute, "the operator's status of generation 2", func(ctx context.Context) (bool, error) {
@@ -84,9 +84,10 @@ func TestServerSideApplyE2E(t *testing.T) {
 		return fieldpath.MakePathOrDie("status", "conditions", fieldpath.KeyByFields("type", t))
 	}
 	checkOwners(t, app,
-		owner{fieldpath.MakePathOrDie("spec", "image"), "kubectl"},
+		owner{fieldpath.MakePathOrDie("spec", "image", "repository"), "kubectl"},
+		owner{fieldpath.MakePathOrDie("spec", "image", "tag"), "kubectl"},
 		owner{fieldpath.MakePathOrDie("spec", "replicas"), "scaler"},
 		owner{conditions("Healthy"), "prober"},
-		owner{conditions(v1alpha1.Available), component},
+		owner{conditions(v1.Available), component},
 		owner{fieldpath.MakePathOrDie("status", "observedGeneration"), component})
 }

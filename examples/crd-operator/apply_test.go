@@ -8,8 +8,8 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
-	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
-	webappac "github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration/api/v1alpha1"
+	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
+	webappac "github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration/api/v1"
 )
 
 // TestApplyOwnsOnlyWhatItSets is the zero-value pitfall of server-side
@@ -21,13 +21,13 @@ import (
 // omitempty), taken it over and reset it.
 func TestApplyOwnsOnlyWhatItSets(t *testing.T) {
 	ctx := context.Background()
-	fake, err := controllertest.NewTypedClient[*v1alpha1.WebApp](v1alpha1.Resource)
+	fake, err := controllertest.NewTypedClient[*v1.WebApp](v1.Resource)
 	if err != nil {
 		t.Fatal(err)
 	}
 	webApps := fake.Namespace("shop")
 	if _, err := webApps.Apply(ctx, webappac.WebApp("web", "shop").
-		WithSpec(webappac.WebAppSpec().WithImage("nginx:1.26").WithReplicas(2)),
+		WithSpec(webappac.WebAppSpec().WithImage(webappac.Image().WithRepository("nginx").WithTag("1.26")).WithReplicas(2)),
 		metav1.ApplyOptions{FieldManager: "kubectl"}); err != nil {
 		t.Fatal(err)
 	}
@@ -37,11 +37,12 @@ func TestApplyOwnsOnlyWhatItSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if app.Spec.Image != "nginx:1.26" || app.Spec.Replicas == nil || *app.Spec.Replicas != 5 {
+	if app.Spec.Image != (v1.Image{Repository: "nginx", Tag: "1.26"}) || app.Spec.Replicas == nil || *app.Spec.Replicas != 5 {
 		t.Errorf("spec %+v, want the user's image and the scaler's 5 replicas", app.Spec)
 	}
 	checkOwners(t, app,
-		owner{fieldpath.MakePathOrDie("spec", "image"), "kubectl"},
+		owner{fieldpath.MakePathOrDie("spec", "image", "repository"), "kubectl"},
+		owner{fieldpath.MakePathOrDie("spec", "image", "tag"), "kubectl"},
 		owner{fieldpath.MakePathOrDie("spec", "replicas"), "scaler"})
 }
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/controllerutil"
-	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
 )
 
 // nameConflictError is the error for a Deployment or Service that exists
@@ -30,21 +30,21 @@ func (e *nameConflictError) Error() string {
 // controlledBy makes app the controller of obj, unless obj already exists
 // (it was read from the server, so it has a resourceVersion) and app does
 // not control it.
-func controlledBy(app *v1alpha1.WebApp, kind string, obj metav1.Object) error {
+func controlledBy(app *v1.WebApp, kind string, obj metav1.Object) error {
 	if obj.GetResourceVersion() != "" && !metav1.IsControlledBy(obj, app) {
 		return &nameConflictError{kind: kind, name: obj.GetName()}
 	}
-	return controllerutil.SetControllerReference(app, v1alpha1.Kind, obj)
+	return controllerutil.SetControllerReference(app, v1.Kind, obj)
 }
 
 // labels select a WebApp's pods.
-func labels(app *v1alpha1.WebApp) map[string]string {
+func labels(app *v1.WebApp) map[string]string {
 	return map[string]string{"app.kubernetes.io/name": "webapp", "app.kubernetes.io/instance": app.Name}
 }
 
 // applyChildren creates or updates the WebApp's Deployment, Service and
 // registry entry, and sets status from the Deployment.
-func (r *reconciler) applyChildren(ctx context.Context, app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus) error {
+func (r *reconciler) applyChildren(ctx context.Context, app *v1.WebApp, status *v1.WebAppStatus) error {
 	ns := app.Namespace
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: app.Name}}
 	d, _, err := controllerutil.CreateOrUpdate(ctx,
@@ -57,8 +57,8 @@ func (r *reconciler) applyChildren(ctx context.Context, app *v1alpha1.WebApp, st
 			d.Spec.Selector = &metav1.LabelSelector{MatchLabels: labels(app)} // immutable: the same every time
 			d.Spec.Template.Labels = labels(app)
 			c := container(d)
-			c.Image = app.Spec.Image
-			c.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: app.Spec.Port, Protocol: corev1.ProtocolTCP}}
+			c.Image = app.Spec.Image.Reference()
+			c.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: app.Spec.ContainerPort, Protocol: corev1.ProtocolTCP}}
 			return nil
 		})
 	if err != nil {
@@ -98,19 +98,19 @@ func container(d *appsv1.Deployment) *corev1.Container {
 }
 
 // registryName is the name of app's ConfigMap in the registry namespace.
-func registryName(app *v1alpha1.WebApp) string { return app.Namespace + "." + app.Name }
+func registryName(app *v1.WebApp) string { return app.Namespace + "." + app.Name }
 
 // writeRegistryEntry records app in the registry namespace: an object in
 // another namespace, which an owner reference cannot tie to app (the
 // garbage collector ignores cross-namespace owners), hence the finalizer.
-func (r *reconciler) writeRegistryEntry(ctx context.Context, app *v1alpha1.WebApp) error {
+func (r *reconciler) writeRegistryEntry(ctx context.Context, app *v1.WebApp) error {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: r.registry, Name: registryName(app)}}
 	_, _, err := controllerutil.CreateOrPatch(ctx, r.kube.CoreV1().ConfigMaps(r.registry), cm, func(cm *corev1.ConfigMap) error {
 		cm.Data = map[string]string{
 			"namespace": app.Namespace,
 			"name":      app.Name,
 			"service":   fmt.Sprintf("%s.%s.svc", app.Name, app.Namespace),
-			"image":     app.Spec.Image,
+			"image":     app.Spec.Image.Reference(),
 		}
 		return nil
 	})
@@ -119,7 +119,7 @@ func (r *reconciler) writeRegistryEntry(ctx context.Context, app *v1alpha1.WebAp
 
 // deleteRegistryEntry is the finalizer's cleanup. It is idempotent: an
 // entry already gone is fine.
-func (r *reconciler) deleteRegistryEntry(ctx context.Context, app *v1alpha1.WebApp) error {
+func (r *reconciler) deleteRegistryEntry(ctx context.Context, app *v1.WebApp) error {
 	err := r.kube.CoreV1().ConfigMaps(r.registry).Delete(ctx, registryName(app), metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil

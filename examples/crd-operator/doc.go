@@ -1,22 +1,30 @@
 // Command crd-operator is a small, real operator: for each WebApp (a
-// custom resource, example.ctrlkit.dev/v1alpha1, defined in
-// manifests/example.ctrlkit.dev_webapps.yaml) it runs a Deployment and a Service it controls, and
+// custom resource, example.ctrlkit.dev/v1, also served as v1alpha1,
+// defined in manifests/example.ctrlkit.dev_webapps.yaml) it runs a Deployment and a Service it controls, and
 // records the WebApp in a registry namespace, outside the owner graph.
 //
 //	kubectl apply -f examples/crd-operator/manifests/example.ctrlkit.dev_webapps.yaml -f examples/crd-operator/manifests/namespace.yaml
 //	go run ./examples/crd-operator --kubeconfig "$KUBECONFIG" --leader-elect=false
-//	kubectl create -f - <<<'{"apiVersion":"example.ctrlkit.dev/v1alpha1","kind":"WebApp","metadata":{"name":"web"},"spec":{"image":"nginx"}}'
+//	kubectl create -f - <<<'{"apiVersion":"example.ctrlkit.dev/v1","kind":"WebApp","metadata":{"name":"web"},"spec":{"image":{"repository":"nginx"}}}'
 //	kubectl get webapps,deployments,services; kubectl get configmaps -n webapp-registry
 //
 // What to copy, file by file:
 //
-//   - api/v1alpha1: the Go types with kubebuilder markers, and a
-//     typed.Resource naming them; typed.NewClient and
-//     typed.NewSharedInformer work from the types.
+//   - api/v1, api/v1alpha1: the Go types of the two versions with
+//     kubebuilder markers, and a typed.Resource naming each; typed.NewClient
+//     and typed.NewSharedInformer work from the types. v1 is the hub and
+//     the storage version; the operator uses only v1.
+//   - convert: the conversion functions between v1alpha1 and v1
+//     (spec.port renamed spec.containerPort, spec.image split into
+//     repository and tag), registered with conversion.NewHubSpokeConverter,
+//     and the test that holds them lossless (conversiontest.RoundTrip).
 //   - generate.go: go generate runs controller-gen for the deep copies
-//     (api/v1alpha1/zz_generated.deepcopy.go), the CRD with its schema,
-//     printer columns and status subresource, and the RBAC role
-//     (manifests/role.yaml) from the +kubebuilder:rbac markers.
+//     (api/*/zz_generated.deepcopy.go), the CRD with both versions, their
+//     schemas, printer columns and status subresource, and the RBAC role
+//     (manifests/role.yaml) from the +kubebuilder:rbac markers; then
+//     internal/crdconversion adds the CRD's spec.conversion, which
+//     controller-gen has no marker for. Without a webhook server running,
+//     reads and writes at v1 work; v1alpha1 needs the conversion webhook.
 //   - run.go: the wiring. builder.ControllerManagedBy reconciles WebApps,
 //     Owns their Deployments and Services (an owned object's event wakes
 //     its WebApp), and Watches the creation and deletion of a Deployment
@@ -45,12 +53,12 @@
 //     the generation), and Ready, Reconciling and Stalled as kstatus reads
 //     them (controllerutil.MarkReady and friends), so that
 //     kubectl wait --for=condition=Ready works.
-//   - webhooks.go, webhookserver.go: a defaulter (the name label) and a
-//     validator (a name taken by a Deployment or Service the WebApp would
+//   - webhooks.go, webhookserver.go: the conversion webhook (/convert),
+//     a defaulter (the name label) and a validator (a name taken by a Deployment or Service the WebApp would
 //     not control; warnings for an untagged image, 0 replicas, deleting a
 //     WebApp that serves) on the manager's webhook server, with
-//     self-managed certificates (certs.SelfManaged), with
-//     --webhook-bind-address=:9443. Their +kubebuilder:webhook markers
+//     self-managed certificates (certs.SelfManaged), which also write the
+//     CRD's conversion caBundle, with --webhook-bind-address=:9443. Their +kubebuilder:webhook markers
 //     generate the configurations (manifests/webhook/manifests.yaml);
 //     the markers' comment explains the namespaceSelector, the
 //     failurePolicy and why no DELETE is ever blocked by a webhook that
@@ -65,7 +73,8 @@
 // when you copy.
 //
 // Bad input: the CRD's schema makes the API server refuse a WebApp
-// without an image, with negative replicas or a port outside 1-65535. A
+// without an image, with negative replicas or a port outside 1-65535, and a
+// v1 image whose repository or tag is malformed. A
 // WebApp whose name is taken by a Deployment or Service it does not
 // control does not adopt it: it gets Progressing=False and Available=False
 // with reason NameConflict and a Warning event, and the reconcile returns

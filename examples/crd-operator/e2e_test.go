@@ -23,7 +23,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller/controllerutil"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
-	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
 	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
@@ -42,7 +42,7 @@ func TestWebAppOperatorE2E(t *testing.T) {
 		t.Fatalf("waiting for the CRD: %v\n%s", err, out)
 	}
 	kube := kubernetes.NewForConfigOrDie(c.config)
-	webApps, err := typed.NewClient[*v1alpha1.WebApp](c.config, v1alpha1.Resource)
+	webApps, err := typed.NewClient[*v1.WebApp](c.config, v1.Resource)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,15 +92,15 @@ func startOperator(t *testing.T, c cluster) {
 	})
 }
 
-func testLifecycle(t *testing.T, c cluster, kube kubernetes.Interface, webApps *typed.Client[*v1alpha1.WebApp]) {
+func testLifecycle(t *testing.T, c cluster, kube kubernetes.Interface, webApps *typed.Client[*v1.WebApp]) {
 	ctx := t.Context()
-	app, err := webApps.Create(ctx, &v1alpha1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: v1alpha1.WebAppSpec{Image: "nginx:1.26", Replicas: ptr.To[int32](2)}}, metav1.CreateOptions{})
+	app, err := webApps.Create(ctx, &v1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: v1.WebAppSpec{Image: v1.Image{Repository: "nginx", Tag: "1.26"}, Replicas: ptr.To[int32](2)}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if app.Spec.Port != 8080 {
-		t.Errorf("port = %d, want the CRD's default 8080", app.Spec.Port)
+	if app.Spec.ContainerPort != 8080 {
+		t.Errorf("containerPort = %d, want the CRD's default 8080", app.Spec.ContainerPort)
 	}
 	ns := app.Namespace
 
@@ -140,7 +140,7 @@ func testLifecycle(t *testing.T, c cluster, kube kubernetes.Interface, webApps *
 		if err != nil {
 			return err
 		}
-		app.Spec.Image = "nginx:1.27"
+		app.Spec.Image.Tag = "1.27"
 		_, err = webApps.Update(ctx, app, metav1.UpdateOptions{})
 		return err
 	})
@@ -180,7 +180,7 @@ func testLifecycle(t *testing.T, c cluster, kube kubernetes.Interface, webApps *
 // checks that the WebApp then reads as reconciled: Ready current, no
 // Reconciling or Stalled, status.observedGeneration current (what kstatus
 // calls Current).
-func waitReady(t *testing.T, c cluster, webApps *typed.Client[*v1alpha1.WebApp], ns, name string) {
+func waitReady(t *testing.T, c cluster, webApps *typed.Client[*v1.WebApp], ns, name string) {
 	t.Helper()
 	if out, err := c.kubectl(t.Context(), "wait", "--for=condition=Ready", "--timeout=120s", "-n", ns, "webapp/"+name); err != nil {
 		t.Fatalf("kubectl wait --for=condition=Ready webapp/%s: %v\n%s", name, err, out)
@@ -199,30 +199,30 @@ func waitReady(t *testing.T, c cluster, webApps *typed.Client[*v1alpha1.WebApp],
 
 // waitForRollout waits until the WebApp reports, for its current
 // generation, Available and a finished rollout, and returns it.
-func waitForRollout(t *testing.T, webApps *typed.Client[*v1alpha1.WebApp], name string) *v1alpha1.WebApp {
+func waitForRollout(t *testing.T, webApps *typed.Client[*v1.WebApp], name string) *v1.WebApp {
 	t.Helper()
-	var app *v1alpha1.WebApp
+	var app *v1.WebApp
 	testutil.Eventually(t, time.Minute, name+" available and rolled out", func(ctx context.Context) (bool, error) {
 		var err error
 		if app, err = webApps.Get(ctx, name, metav1.GetOptions{}); err != nil {
 			return false, err
 		}
-		p := meta.FindStatusCondition(app.Status.Conditions, v1alpha1.Progressing)
+		p := meta.FindStatusCondition(app.Status.Conditions, v1.Progressing)
 		done := app.Status.ObservedGeneration == app.Generation &&
-			controllerutil.IsConditionCurrent(app, app.Status.Conditions, v1alpha1.Available, metav1.ConditionTrue) &&
+			controllerutil.IsConditionCurrent(app, app.Status.Conditions, v1.Available, metav1.ConditionTrue) &&
 			p != nil && p.Reason == reasonRolloutComplete && p.ObservedGeneration == app.Generation
 		return done, fmt.Errorf("status %+v", app.Status)
 	})
 	return app
 }
 
-func testInvalid(t *testing.T, webApps *typed.Client[*v1alpha1.WebApp]) {
-	for name, spec := range map[string]v1alpha1.WebAppSpec{
+func testInvalid(t *testing.T, webApps *typed.Client[*v1.WebApp]) {
+	for name, spec := range map[string]v1.WebAppSpec{
 		"no-image":      {},
-		"negative":      {Image: "nginx", Replicas: ptr.To[int32](-1)},
-		"port-too-high": {Image: "nginx", Port: 70000},
+		"negative":      {Image: v1.Image{Repository: "nginx"}, Replicas: ptr.To[int32](-1)},
+		"port-too-high": {Image: v1.Image{Repository: "nginx"}, ContainerPort: 70000},
 	} {
-		_, err := webApps.Create(t.Context(), &v1alpha1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}, metav1.CreateOptions{})
+		_, err := webApps.Create(t.Context(), &v1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}, metav1.CreateOptions{})
 		if !apierrors.IsInvalid(err) {
 			t.Errorf("create %s: %v, want Invalid", name, err)
 		}
@@ -234,9 +234,9 @@ func testInvalid(t *testing.T, webApps *typed.Client[*v1alpha1.WebApp]) {
 // markers, which the hand-written CRD left out, so the API server refuses a
 // status whose condition reason is not a CamelCase word (the hand-written
 // schema accepted any string).
-func testInvalidCondition(t *testing.T, webApps *typed.Client[*v1alpha1.WebApp]) {
+func testInvalidCondition(t *testing.T, webApps *typed.Client[*v1.WebApp]) {
 	ctx := t.Context()
-	app, err := webApps.Create(ctx, &v1alpha1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "bad-reason"}, Spec: v1alpha1.WebAppSpec{Image: "nginx"}}, metav1.CreateOptions{})
+	app, err := webApps.Create(ctx, &v1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "bad-reason"}, Spec: v1.WebAppSpec{Image: v1.Image{Repository: "nginx"}}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func testInvalidCondition(t *testing.T, webApps *typed.Client[*v1alpha1.WebApp])
 			return err
 		}
 		app.Status.Conditions = []metav1.Condition{{
-			Type: v1alpha1.Available, Status: metav1.ConditionFalse, Reason: "not a reason",
+			Type: v1.Available, Status: metav1.ConditionFalse, Reason: "not a reason",
 			LastTransitionTime: metav1.Now(),
 		}}
 		_, err = webApps.UpdateStatus(ctx, app, metav1.UpdateOptions{})
@@ -259,7 +259,7 @@ func testInvalidCondition(t *testing.T, webApps *typed.Client[*v1alpha1.WebApp])
 	}
 }
 
-func testNameConflict(t *testing.T, kube kubernetes.Interface, webApps *typed.Client[*v1alpha1.WebApp]) {
+func testNameConflict(t *testing.T, kube kubernetes.Interface, webApps *typed.Client[*v1.WebApp]) {
 	ctx := t.Context()
 	ns := "shop"
 	labels := map[string]string{"app": "theirs"}
@@ -272,8 +272,8 @@ func testNameConflict(t *testing.T, kube kubernetes.Interface, webApps *typed.Cl
 		t.Fatal(err)
 	}
 	for _, name := range []string{"taken", "other"} {
-		if _, err := webApps.Create(ctx, &v1alpha1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: v1alpha1.WebAppSpec{Image: "nginx"}}, metav1.CreateOptions{}); err != nil {
+		if _, err := webApps.Create(ctx, &v1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: v1.WebAppSpec{Image: v1.Image{Repository: "nginx"}}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -283,8 +283,8 @@ func testNameConflict(t *testing.T, kube kubernetes.Interface, webApps *typed.Cl
 		if err != nil {
 			return false, err
 		}
-		return controllerutil.IsConditionCurrent(app, app.Status.Conditions, v1alpha1.Progressing, metav1.ConditionFalse) &&
-			meta.FindStatusCondition(app.Status.Conditions, v1alpha1.Progressing).Reason == reasonNameConflict, fmt.Errorf("status %+v", app.Status)
+		return controllerutil.IsConditionCurrent(app, app.Status.Conditions, v1.Progressing, metav1.ConditionFalse) &&
+			meta.FindStatusCondition(app.Status.Conditions, v1.Progressing).Reason == reasonNameConflict, fmt.Errorf("status %+v", app.Status)
 	})
 	var warnings int32
 	testutil.Eventually(t, time.Minute, "a NameConflict Warning event on taken", func(ctx context.Context) (bool, error) {

@@ -2,25 +2,32 @@ package main
 
 // go generate runs controller-gen (sigs.k8s.io/controller-tools) over this
 // example's packages: the deep copies next to the API types
-// (api/v1alpha1/zz_generated.deepcopy.go), the CustomResourceDefinition
-// from the types' markers and the RBAC roles from the markers below (both
-// in manifests/), and the webhook configurations from the markers in
-// webhooks.go (manifests/webhook/manifests.yaml). In a module of your own, `go get -tool
+// (api/*/zz_generated.deepcopy.go), the CustomResourceDefinition, with
+// both versions (v1 stored, +kubebuilder:storageversion), from the types'
+// markers and the RBAC roles from the markers below (both in manifests/),
+// and the webhook configurations from the markers in webhooks.go
+// (manifests/webhook/manifests.yaml). In a module of your own, `go get -tool
 // sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0` and write
 // `go tool controller-gen ...`; here the tool is pinned in
 // internal/tools/go.mod so that ctrlkit's own go.mod stays lean.
 //
+// controller-gen has no marker for the CRD's spec.conversion (kubebuilder
+// adds it with a kustomize patch), so internal/crdconversion, run after
+// it, adds it: the conversion webhook at conversionPath of the Service the
+// webhook configurations call.
+//
 //go:generate go tool -modfile=../../internal/tools/go.mod controller-gen object paths=./... crd rbac:roleName=ctrlkit:webapp-operator webhook output:crd:dir=manifests output:rbac:dir=manifests output:webhook:dir=manifests/webhook
+//go:generate go run ./internal/crdconversion -service=ctrlkit-system/webapp-operator-webhook -path=/convert manifests/example.ctrlkit.dev_webapps.yaml
 
 // applyconfiguration-gen (k8s.io/code-generator, pinned beside
 // controller-gen) writes the WebApp's apply configurations
-// (applyconfiguration/api/v1alpha1), which typed.Client's Apply and
+// (applyconfiguration/api/v1 and v1alpha1), which typed.Client's Apply and
 // ApplyStatus send: only the fields set with their With methods, so that
 // the operator owns those and no others. It is given no OpenAPI schema, so
 // it writes no Extract functions, and the package's NewTypeConverter knows
 // no types; the apply configurations do not need either.
 //
-//go:generate go tool -modfile=../../internal/tools/go.mod applyconfiguration-gen --output-dir applyconfiguration --output-pkg github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration ./api/v1alpha1
+//go:generate go tool -modfile=../../internal/tools/go.mod applyconfiguration-gen --output-dir applyconfiguration --output-pkg github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration ./api/v1 ./api/v1alpha1
 
 // The operator's permissions, exactly the requests it makes. Informers
 // (list, watch) serve every read of WebApps, Deployments and Services, so
@@ -46,6 +53,13 @@ package main
 // elected replica writes, watched on every replica for /readyz.
 //
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=get;list;watch;update
+//
+// The WebApp's CRD, whose conversion webhook's caBundle the elected
+// replica writes too: an informer lists and watches CRDs (which cannot be
+// narrowed to one name), and only this one is read and written by name.
+//
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=webapps.example.ctrlkit.dev,verbs=get;update
 //
 // events.k8s.io/v1 events from the manager's recorder: create, and patch
 // for a series of repeats.

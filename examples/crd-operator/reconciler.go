@@ -17,7 +17,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/controllerutil"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
-	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
 )
 
 // finalizer keeps a WebApp until its registry ConfigMap is deleted.
@@ -26,15 +26,15 @@ const finalizer = "example.ctrlkit.dev/registry"
 // webAppClient writes WebApps in one namespace: a typed.Client in the
 // program, a fake in the tests.
 type webAppClient interface {
-	controllerutil.Updater[*v1alpha1.WebApp]
-	ApplyStatus(ctx context.Context, app typed.ApplyConfiguration, opts metav1.ApplyOptions) (*v1alpha1.WebApp, error)
+	controllerutil.Updater[*v1.WebApp]
+	ApplyStatus(ctx context.Context, app typed.ApplyConfiguration, opts metav1.ApplyOptions) (*v1.WebApp, error)
 }
 
 // reconciler makes a WebApp's Deployment, Service and registry ConfigMap
 // what its spec says, and reports on them in its status. Reads come from
 // the informers' caches; writes go to the API server.
 type reconciler struct {
-	webApps     typed.Lister[*v1alpha1.WebApp]
+	webApps     typed.Lister[*v1.WebApp]
 	webAppsIn   func(namespace string) webAppClient
 	kube        kubernetes.Interface
 	deployments appslisters.DeploymentLister
@@ -91,7 +91,7 @@ func (r *reconciler) Reconcile(ctx context.Context, key string) (controller.Resu
 }
 
 // updateStatus applies status if it changed (see statusApply).
-func (r *reconciler) updateStatus(ctx context.Context, app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus) error {
+func (r *reconciler) updateStatus(ctx context.Context, app *v1.WebApp, status *v1.WebAppStatus) error {
 	status.ObservedGeneration = app.Generation
 	if equality.Semantic.DeepEqual(&app.Status, status) {
 		return nil

@@ -23,7 +23,8 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller"
 	"github.com/ctrlkit/ctrlkit/controller/controllertest"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
-	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
+	"github.com/ctrlkit/ctrlkit/examples/crd-operator/convert"
 )
 
 // env is a reconciler on fake clients: controllertest's fake clientset for
@@ -33,14 +34,14 @@ import (
 type env struct {
 	t        *testing.T
 	kube     *fake.Clientset
-	webApps  *controllertest.TypedClient[*v1alpha1.WebApp]
+	webApps  *controllertest.TypedClient[*v1.WebApp]
 	recorder *events.FakeRecorder
 	r        *reconciler
 	caches   map[string]cache.Indexer
 }
 
-func newEnv(t *testing.T, apps []*v1alpha1.WebApp, objects ...runtime.Object) *env {
-	webApps, err := controllertest.NewTypedClient(v1alpha1.Resource, apps...)
+func newEnv(t *testing.T, apps []*v1.WebApp, objects ...runtime.Object) *env {
+	webApps, err := controllertest.NewTypedClient(v1.Resource, apps...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func newEnv(t *testing.T, apps []*v1alpha1.WebApp, objects ...runtime.Object) *e
 		e.caches[name] = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	}
 	e.r = &reconciler{
-		webApps:     typed.NewLister[*v1alpha1.WebApp](e.caches["webapps"], v1alpha1.Resource),
+		webApps:     typed.NewLister[*v1.WebApp](e.caches["webapps"], v1.Resource),
 		webAppsIn:   func(namespace string) webAppClient { return webApps.Namespace(namespace) },
 		kube:        e.kube,
 		deployments: appslisters.NewDeploymentLister(e.caches["deployments"]),
@@ -65,7 +66,7 @@ func newEnv(t *testing.T, apps []*v1alpha1.WebApp, objects ...runtime.Object) *e
 func (e *env) reconcile(key string) (controller.Result, error) {
 	e.t.Helper()
 	ctx := context.Background()
-	apps, err := e.webApps.Tracker().List(v1alpha1.Resource.GroupVersionResource(), v1alpha1.Kind, "")
+	apps, err := e.webApps.Tracker().List(v1.Resource.GroupVersionResource(), v1.Kind, "")
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func (e *env) reconcile(key string) (controller.Result, error) {
 		}
 	}
 	var items []any
-	for _, a := range apps.(*typed.List[*v1alpha1.WebApp]).Items {
+	for _, a := range apps.(*typed.List[*v1.WebApp]).Items {
 		items = append(items, a)
 	}
 	replace("webapps", items)
@@ -94,13 +95,13 @@ func (e *env) reconcile(key string) (controller.Result, error) {
 	return e.r.Reconcile(ctx, key)
 }
 
-func (e *env) webApp(name string) *v1alpha1.WebApp {
+func (e *env) webApp(name string) *v1.WebApp {
 	e.t.Helper()
-	obj, err := e.webApps.Tracker().Get(v1alpha1.Resource.GroupVersionResource(), "shop", name)
+	obj, err := e.webApps.Tracker().Get(v1.Resource.GroupVersionResource(), "shop", name)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return obj.(*v1alpha1.WebApp)
+	return obj.(*v1.WebApp)
 }
 
 // writes counts the requests other than reads made so far; the WebApp
@@ -119,12 +120,12 @@ func countReads(actions []clienttesting.Action) int {
 	return n
 }
 
-func webApp(name, image string) *v1alpha1.WebApp {
-	return &v1alpha1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, UID: types.UID("uid-" + name), Generation: 1},
-		Spec: v1alpha1.WebAppSpec{Image: image, Replicas: ptr.To[int32](3), Port: 8080}}
+func webApp(name, image string) *v1.WebApp {
+	return &v1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, UID: types.UID("uid-" + name), Generation: 1},
+		Spec: v1.WebAppSpec{Image: convert.SplitImage(image), Replicas: ptr.To[int32](3), ContainerPort: 8080}}
 }
 
-func condition(app *v1alpha1.WebApp, t string) metav1.Condition {
+func condition(app *v1.WebApp, t string) metav1.Condition {
 	if c := meta.FindStatusCondition(app.Status.Conditions, t); c != nil {
 		return *c
 	}
@@ -135,7 +136,7 @@ func condition(app *v1alpha1.WebApp, t string) metav1.Condition {
 // Deployment and Service it controls and a registry entry; its status
 // follows the Deployment's; an unchanged WebApp writes nothing.
 func TestReconcileCreatesAndReports(t *testing.T) {
-	e := newEnv(t, []*v1alpha1.WebApp{webApp("web", "nginx:1.26")})
+	e := newEnv(t, []*v1.WebApp{webApp("web", "nginx:1.26")})
 	if _, err := e.reconcile("shop/web"); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestReconcileCreatesAndReports(t *testing.T) {
 	if cm, err := e.kube.CoreV1().ConfigMaps("webapp-registry").Get(ctx, "shop.web", metav1.GetOptions{}); err != nil || cm.Data["image"] != "nginx:1.26" {
 		t.Errorf("registry entry: %v, %v", cm, err)
 	}
-	if a, p := condition(app, v1alpha1.Available), condition(app, v1alpha1.Progressing); a.Status != metav1.ConditionFalse ||
+	if a, p := condition(app, v1.Available), condition(app, v1.Progressing); a.Status != metav1.ConditionFalse ||
 		p.Status != metav1.ConditionTrue || p.Reason != reasonRollingOut || app.Status.ObservedGeneration != 1 {
 		t.Errorf("before the rollout: status %+v", app.Status)
 	}
@@ -177,7 +178,7 @@ func TestReconcileCreatesAndReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	app = e.webApp("web")
-	if a, p := condition(app, v1alpha1.Available), condition(app, v1alpha1.Progressing); a.Status != metav1.ConditionTrue ||
+	if a, p := condition(app, v1.Available), condition(app, v1.Progressing); a.Status != metav1.ConditionTrue ||
 		p.Status != metav1.ConditionFalse || p.Reason != reasonRolloutComplete || app.Status.AvailableReplicas != 3 {
 		t.Errorf("after the rollout: status %+v", app.Status)
 	}
@@ -196,14 +197,14 @@ func TestReconcileCreatesAndReports(t *testing.T) {
 // without a retry; another WebApp is unaffected.
 func TestReconcileNameConflict(t *testing.T) {
 	theirs := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "taken"}}
-	e := newEnv(t, []*v1alpha1.WebApp{webApp("taken", "nginx"), webApp("other", "nginx")}, theirs)
+	e := newEnv(t, []*v1.WebApp{webApp("taken", "nginx"), webApp("other", "nginx")}, theirs)
 
 	_, err := e.reconcile("shop/taken")
 	if !controller.IsTerminal(err) {
 		t.Errorf("Reconcile = %v, want a terminal error (no retry)", err)
 	}
 	app := e.webApp("taken")
-	if p := condition(app, v1alpha1.Progressing); p.Status != metav1.ConditionFalse || p.Reason != reasonNameConflict || !strings.Contains(p.Message, "Deployment taken") {
+	if p := condition(app, v1.Progressing); p.Status != metav1.ConditionFalse || p.Reason != reasonNameConflict || !strings.Contains(p.Message, "Deployment taken") {
 		t.Errorf("Progressing = %+v", p)
 	}
 	select {
@@ -237,7 +238,7 @@ func TestReconcileDeletion(t *testing.T) {
 			app := webApp("web", "nginx")
 			app.Finalizers = []string{finalizer, "someone.else/keep"}
 			app.DeletionTimestamp = &metav1.Time{}
-			e := newEnv(t, []*v1alpha1.WebApp{app}, entry...)
+			e := newEnv(t, []*v1.WebApp{app}, entry...)
 			if _, err := e.reconcile("shop/web"); err != nil {
 				t.Fatal(err)
 			}

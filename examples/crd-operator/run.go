@@ -6,6 +6,7 @@ import (
 	"io"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -18,13 +19,13 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
 	"github.com/ctrlkit/ctrlkit/controller/webhook/certs"
-	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
 	"github.com/ctrlkit/ctrlkit/handler"
 )
 
 func init() {
 	// The event recorder finds a WebApp's kind in client-go's scheme.
-	if err := v1alpha1.AddToScheme(scheme.Scheme); err != nil {
+	if err := v1.AddToScheme(scheme.Scheme); err != nil {
 		panic(err)
 	}
 }
@@ -54,14 +55,18 @@ func newManager(ctx context.Context, o *options, config *rest.Config) (*manager.
 	if err != nil {
 		return nil, fmt.Errorf("creating the client: %w", err)
 	}
-	webApps, err := typed.NewClient[*v1alpha1.WebApp](config, v1alpha1.Resource)
+	webApps, err := typed.NewClient[*v1.WebApp](config, v1.Resource)
 	if err != nil {
 		return nil, err
 	}
 	mo := o.ManagerOptions(kube)
 	var sm *certs.SelfManaged
 	if o.Webhooks.BindAddress != "" {
-		if sm, err = newSelfManaged(kube, o.Webhooks); err != nil {
+		crds, err := dynamic.NewForConfig(config)
+		if err != nil {
+			return nil, err
+		}
+		if sm, err = newSelfManaged(kube, crds, o.Webhooks); err != nil {
 			return nil, err
 		}
 		if o.Webhooks.MetricsFromSecret {
@@ -103,7 +108,7 @@ func newManager(ctx context.Context, o *options, config *rest.Config) (*manager.
 		serviceInformer:    services.Informer(),
 	}
 	_, err = builder.ControllerManagedBy(mgr, "webapp", handler.ObjectKey).
-		For(webAppInformer.Informer(), v1alpha1.Resource.GroupKind(), v1alpha1.Resource.Scope()).
+		For(webAppInformer.Informer(), v1.Resource.GroupKind(), v1.Resource.Scope()).
 		Owns(deployments.Informer()).
 		Owns(services.Informer()).
 		Watches(deployments.Informer(), inTheWayOf(r.webApps)).
@@ -127,7 +132,7 @@ func newManager(ctx context.Context, o *options, config *rest.Config) (*manager.
 // a NameConflict clears by itself once the other object is gone. Its
 // updates do not matter to the WebApp. The WebApp's own objects are mapped
 // by Owns.
-func inTheWayOf(webApps typed.Lister[*v1alpha1.WebApp]) handler.Handler[string] {
+func inTheWayOf(webApps typed.Lister[*v1.WebApp]) handler.Handler[string] {
 	return handler.Map(func(obj metav1.Object) []string {
 		app, err := webApps.Namespace(obj.GetNamespace()).Get(obj.GetName())
 		if err != nil || metav1.IsControlledBy(obj, app) {

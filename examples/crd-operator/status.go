@@ -9,12 +9,12 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	"github.com/ctrlkit/ctrlkit/controller/controllerutil"
-	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
-	webappac "github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration/api/v1alpha1"
+	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
+	webappac "github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration/api/v1"
 )
 
 // ownConditions are the condition types the operator sets.
-var ownConditions = []string{v1alpha1.Available, v1alpha1.Progressing,
+var ownConditions = []string{v1.Available, v1.Progressing,
 	controllerutil.ConditionReady, controllerutil.ConditionReconciling, controllerutil.ConditionStalled}
 
 // statusApply is the status the operator applies: every status field it
@@ -24,7 +24,7 @@ var ownConditions = []string{v1alpha1.Available, v1alpha1.Progressing,
 // field manager added: they are left out, so that the operator neither
 // owns them nor, as their last owner, ever removes them. With the CRD's
 // listType=map, the API server merges the conditions by type.
-func statusApply(app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus) *webappac.WebAppApplyConfiguration {
+func statusApply(app *v1.WebApp, status *v1.WebAppStatus) *webappac.WebAppApplyConfiguration {
 	s := webappac.WebAppStatus().
 		WithObservedGeneration(status.ObservedGeneration).
 		WithReplicas(status.Replicas).
@@ -55,17 +55,17 @@ const (
 // (as kubectl rollout status decides it), and the kstatus conditions from
 // both: Ready once the rollout is complete and available, Stalled past the
 // progress deadline, Reconciling otherwise.
-func setStatusFromDeployment(app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus, d *appsv1.Deployment) {
+func setStatusFromDeployment(app *v1.WebApp, status *v1.WebAppStatus, d *appsv1.Deployment) {
 	status.Replicas, status.AvailableReplicas = d.Status.Replicas, d.Status.AvailableReplicas
 
-	available := metav1.Condition{Type: v1alpha1.Available, Status: metav1.ConditionFalse, Reason: reasonUnavailable,
+	available := metav1.Condition{Type: v1.Available, Status: metav1.ConditionFalse, Reason: reasonUnavailable,
 		Message: "the Deployment does not have minimum availability"}
 	if c := deploymentCondition(d, appsv1.DeploymentAvailable); c != nil && c.Status == corev1.ConditionTrue {
 		available.Status, available.Reason, available.Message = metav1.ConditionTrue, reasonAvailable, c.Message
 	}
 	controllerutil.SetCondition(app, &status.Conditions, available)
 
-	progressing := metav1.Condition{Type: v1alpha1.Progressing, Status: metav1.ConditionTrue, Reason: reasonRollingOut,
+	progressing := metav1.Condition{Type: v1.Progressing, Status: metav1.ConditionTrue, Reason: reasonRollingOut,
 		Message: "the Deployment is rolling out"}
 	switch c := deploymentCondition(d, appsv1.DeploymentProgressing); {
 	case c != nil && c.Reason == reasonDeadlineExceeded:
@@ -88,8 +88,8 @@ func setStatusFromDeployment(app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus
 // setConflict reports that the WebApp's objects cannot be written: it is
 // neither progressing nor available until the conflict is resolved, and
 // stalled for kstatus, since retries cannot fix it.
-func setConflict(app *v1alpha1.WebApp, status *v1alpha1.WebAppStatus, msg string) {
-	for _, t := range []string{v1alpha1.Progressing, v1alpha1.Available} {
+func setConflict(app *v1.WebApp, status *v1.WebAppStatus, msg string) {
+	for _, t := range []string{v1.Progressing, v1.Available} {
 		controllerutil.SetCondition(app, &status.Conditions, metav1.Condition{Type: t,
 			Status: metav1.ConditionFalse, Reason: reasonNameConflict, Message: msg})
 	}

@@ -64,7 +64,10 @@ func TestWebAppWebhooksE2E(t *testing.T) {
 	})
 	// The configurations of manifests/webhook/manifests.yaml, calling the operator
 	// at addr, with the caBundle it writes; installed once a dry-run WebApp
-	// has gone through both.
+	// has gone through both. The probe is a v1alpha1 WebApp, which the API
+	// server converts to v1 for the webhooks (registered for v1) through the
+	// CRD's conversion webhook, at addr too.
+	pointConversionAt(t, env.RESTConfig(), addr)
 	if err := env.InstallWebhooks(ctx, envtest.WebhookInstallOptions{
 		Paths:       []string{"manifests/webhook/manifests.yaml"},
 		Addr:        addr,
@@ -91,10 +94,14 @@ func TestWebAppWebhooksE2E(t *testing.T) {
 		t.Errorf("the defaulted label: %q, %v; want web", out, err)
 	}
 
-	out, err = kubectl("", "patch", "webapp", "web", "-n", "shop", "--type=merge", "-p", `{"spec":{"replicas":0,"image":"nginx:1.27"}}`)
+	// A patch at v1alpha1 (kubectl's webapp is v1, the preferred version):
+	// the stored v1 object is converted to v1alpha1, patched, and stored
+	// at v1 again.
+	out, err = kubectl("", "patch", "webapps.v1alpha1.example.ctrlkit.dev", "web", "-n", "shop", "--type=merge", "-p", `{"spec":{"replicas":0,"image":"nginx:1.27"}}`)
 	if err != nil || !strings.Contains(out, "Warning: WebApp web has 0 replicas") || strings.Contains(out, "no tag") {
 		t.Errorf("kubectl patch to 0 replicas: %v\n%s\nwant the 0 replicas warning only", err, out)
 	}
+	testConversion(t, kubectl)
 
 	if _, err := kube.AppsV1().Deployments("shop").Create(ctx, &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: "taken"},

@@ -52,13 +52,16 @@ func TestWebAppWebhooksForeignCAE2E(t *testing.T) {
 
 	mgr := startWebhookOperator(t, env.RESTConfig())
 	installWebhooks(t, kube, mgr.GetWebhookServer().Addr())
+	pointConversionAt(t, env.RESTConfig(), mgr.GetWebhookServer().Addr())
 	setCABundle(t, kube, foreign)
+	setCRDCABundle(t, env.RESTConfig(), foreign)
 	testutil.Eventually(t, time.Minute, "/readyz to name each webhook that does not trust the certificate", func(context.Context) (bool, error) {
 		got := readyz(t, mgr)
 		for _, want := range []string{
 			"webhook default.webapps.example.ctrlkit.dev of MutatingWebhookConfiguration webapp-operator: x509: certificate signed by unknown authority",
 			"webhook validate.webapps.example.ctrlkit.dev of ValidatingWebhookConfiguration webapp-operator: x509: certificate signed by unknown authority",
 			"webhook validate-delete.webapps.example.ctrlkit.dev of ValidatingWebhookConfiguration webapp-operator: x509: certificate signed by unknown authority",
+			"webhook conversion of CustomResourceDefinition webapps.example.ctrlkit.dev: x509: certificate signed by unknown authority",
 		} {
 			if !strings.Contains(got, want) {
 				return false, errors.New(got)
@@ -68,6 +71,7 @@ func TestWebAppWebhooksForeignCAE2E(t *testing.T) {
 	})
 
 	setCABundle(t, kube, bundle)
+	setCRDCABundle(t, env.RESTConfig(), bundle)
 	testutil.Eventually(t, time.Minute, "/readyz to pass with the right caBundle", func(context.Context) (bool, error) {
 		got := readyz(t, mgr)
 		return got == "", errors.New(got)

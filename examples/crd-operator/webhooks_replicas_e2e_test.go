@@ -23,7 +23,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
-	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
 	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
@@ -62,6 +62,7 @@ func TestWebAppWebhooksTwoReplicasE2E(t *testing.T) {
 	}
 	a, b := start("a"), start("b")
 	installWebhooks(t, kube, proxy.Addr())
+	pointConversionAt(t, env.RESTConfig(), proxy.Addr())
 	for _, r := range []*webhookReplica{a, b} {
 		r.joinWhenReady(t, proxy)
 	}
@@ -222,7 +223,7 @@ type webAppLoad struct {
 func startWebAppLoad(t *testing.T, cfg *rest.Config, clients int) *webAppLoad {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = 30, 30 // enough to keep each replica busy, not the 2 cores
-	webApps, err := typed.NewClient[*v1alpha1.WebApp](cfg, v1alpha1.Resource)
+	webApps, err := typed.NewClient[*v1.WebApp](cfg, v1.Resource)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,8 +235,8 @@ func startWebAppLoad(t *testing.T, cfg *rest.Config, clients int) *webAppLoad {
 		l.wg.Go(func() {
 			for i := 0; ctx.Err() == nil; i++ {
 				name := fmt.Sprintf("load-%d-%d", w, i)
-				_, err := client.Create(ctx, &v1alpha1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: name},
-					Spec: v1alpha1.WebAppSpec{Image: "nginx:1.27"}}, metav1.CreateOptions{})
+				_, err := client.Create(ctx, &v1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: name},
+					Spec: v1.WebAppSpec{Image: v1.Image{Repository: "nginx", Tag: "1.27"}}}, metav1.CreateOptions{})
 				if err == nil {
 					l.requests.Add(1)
 					err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -243,7 +244,7 @@ func startWebAppLoad(t *testing.T, cfg *rest.Config, clients int) *webAppLoad {
 						if err != nil {
 							return err
 						}
-						app.Spec.Image = "nginx:1.28"
+						app.Spec.Image.Tag = "1.28"
 						_, err = client.Update(ctx, app, metav1.UpdateOptions{})
 						return err
 					})

@@ -19,7 +19,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
-	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
 	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
@@ -42,9 +42,10 @@ func TestWebAppWebhooksRotationE2E(t *testing.T) {
 	}
 	mgr := startWebhookOperator(t, env.RESTConfig(), "--webhook-cert-validity=30s")
 	installWebhooks(t, kube, mgr.GetWebhookServer().Addr())
+	pointConversionAt(t, env.RESTConfig(), mgr.GetWebhookServer().Addr())
 	testutil.Eventually(t, time.Minute, "/readyz/webhook-certificates to pass", testutil.True(func() bool { return readyz(t, mgr) == "" }))
 
-	webApps, err := typed.NewClient[*v1alpha1.WebApp](env.RESTConfig(), v1alpha1.Resource)
+	webApps, err := typed.NewClient[*v1.WebApp](env.RESTConfig(), v1.Resource)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,8 +57,8 @@ func TestWebAppWebhooksRotationE2E(t *testing.T) {
 			for i := 0; loadCtx.Err() == nil; i++ {
 				name := fmt.Sprintf("load-%d-%d", w, i)
 				client := webApps.Namespace("shop")
-				_, err := client.Create(loadCtx, &v1alpha1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: name},
-					Spec: v1alpha1.WebAppSpec{Image: "nginx:1.27"}}, metav1.CreateOptions{})
+				_, err := client.Create(loadCtx, &v1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: name},
+					Spec: v1.WebAppSpec{Image: v1.Image{Repository: "nginx", Tag: "1.27"}}}, metav1.CreateOptions{})
 				if err == nil {
 					requests.Add(1)
 					err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -65,7 +66,7 @@ func TestWebAppWebhooksRotationE2E(t *testing.T) {
 						if err != nil {
 							return err
 						}
-						app.Spec.Image = "nginx:1.28"
+						app.Spec.Image.Tag = "1.28"
 						_, err = client.Update(loadCtx, app, metav1.UpdateOptions{})
 						return err
 					})

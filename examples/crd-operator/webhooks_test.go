@@ -10,11 +10,12 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
-	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
+	"github.com/ctrlkit/ctrlkit/examples/crd-operator/convert"
 )
 
-func newWebApp(name, image string) *v1alpha1.WebApp {
-	return &v1alpha1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}, Spec: v1alpha1.WebAppSpec{Image: image}}
+func newWebApp(name, image string) *v1.WebApp {
+	return &v1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}, Spec: v1.WebAppSpec{Image: convert.SplitImage(image)}}
 }
 
 func TestDefaultWebAppLabelsItsName(t *testing.T) {

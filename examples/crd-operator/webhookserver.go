@@ -6,13 +6,16 @@ import (
 	"strconv"
 	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/webhook"
 	"github.com/ctrlkit/ctrlkit/controller/webhook/admission"
 	"github.com/ctrlkit/ctrlkit/controller/webhook/certs"
-	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/controller/webhook/conversion"
+	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
+	"github.com/ctrlkit/ctrlkit/examples/crd-operator/convert"
 )
 
 // webhookConfigurations is the name of the ValidatingWebhookConfiguration
@@ -41,9 +44,13 @@ type webhookOptions struct {
 	MetricsService    string
 }
 
+// crdName is the WebApp's CustomResourceDefinition, whose conversion
+// webhook (spec.conversion) the elected replica writes the caBundle of.
+const crdName = "webapps.example.ctrlkit.dev"
+
 // newSelfManaged keeps the webhooks' certificates in the Secret; the
 // metrics server may serve them too, so it comes before the manager.
-func newSelfManaged(kube kubernetes.Interface, o webhookOptions) (*certs.SelfManaged, error) {
+func newSelfManaged(kube kubernetes.Interface, crds dynamic.Interface, o webhookOptions) (*certs.SelfManaged, error) {
 	names := o.HostNames
 	if len(names) == 0 {
 		names = serviceNames(o.Service, o.Namespace)
@@ -57,7 +64,9 @@ func newSelfManaged(kube kubernetes.Interface, o webhookOptions) (*certs.SelfMan
 		Webhooks: certs.Webhooks{
 			ValidatingWebhookConfigurations: []string{webhookConfigurations},
 			MutatingWebhookConfigurations:   []string{webhookConfigurations},
+			CustomResourceDefinitions:       []string{crdName},
 		},
+		CRDClient: crds,
 	})
 }
 
@@ -67,8 +76,9 @@ func serviceNames(service, namespace string) []string {
 	return []string{svc, svc + ".cluster.local"}
 }
 
-// setupWebhooks serves the WebApp defaulter and validator on mgr's
-// replicas with the self-managed certificates of sm.
+// setupWebhooks serves the WebApp defaulter and validator, and the
+// conversion between the WebApp's versions, on mgr's replicas with the
+// self-managed certificates of sm.
 func setupWebhooks(mgr *manager.Manager, kube kubernetes.Interface, o webhookOptions, sm *certs.SelfManaged) error {
 	host, portText, err := net.SplitHostPort(o.BindAddress)
 	if err != nil {
@@ -85,8 +95,17 @@ func setupWebhooks(mgr *manager.Manager, kube kubernetes.Interface, o webhookOpt
 	if err != nil {
 		return err
 	}
-	srv.Register(defaultPath, admission.WithDefaulter(admission.DefaulterFunc[v1alpha1.WebApp](defaultWebApp)))
+	srv.Register(defaultPath, admission.WithDefaulter(admission.DefaulterFunc[v1.WebApp](defaultWebApp)))
 	srv.Register(validatePath, admission.WithValidator(webAppValidator{kube}.validator()))
+	webApps, err := convert.WebAppConverter()
+	if err != nil {
+		return err
+	}
+	converter, err := conversion.NewWebhookHandler(conversion.Options{Registerer: mgr.Registry()}, webApps)
+	if err != nil {
+		return err
+	}
+	srv.Register(conversionPath, converter)
 	if err := mgr.Add(srv); err != nil { // on every replica, before the informers
 		return err
 	}

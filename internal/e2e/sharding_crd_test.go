@@ -18,7 +18,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller/sharding"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
-	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	webappv1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
 	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
@@ -52,7 +52,7 @@ func TestShardedCRDOperator(t *testing.T) {
 		t.Fatalf("waiting for the CRD: %v\n%s", err, out)
 	}
 	client := cp.Client()
-	webApps, err := typed.NewClient[*v1alpha1.WebApp](cp.RESTConfig(), v1alpha1.Resource)
+	webApps, err := typed.NewClient[*webappv1.WebApp](cp.RESTConfig(), webappv1.Resource)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,8 +100,8 @@ func TestShardedCRDOperator(t *testing.T) {
 
 	for _, ns := range namespaces {
 		for i := range webAppsPerNS {
-			app := &v1alpha1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("web-%d", i)},
-				Spec: v1alpha1.WebAppSpec{Image: "nginx:1.26", Replicas: ptr.To[int32](2)}}
+			app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("web-%d", i)},
+				Spec: webappv1.WebAppSpec{Image: webappv1.Image{Repository: "nginx", Tag: "1.26"}, Replicas: ptr.To[int32](2)}}
 			if _, err := webApps.Namespace(ns).Create(ctx, app, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
@@ -193,7 +193,7 @@ func ringAssignment(t *testing.T, client kubernetes.Interface, namespace string)
 // webAppDone reports whether app is in its desired state: its status
 // describes its generation, it is Ready, and its Deployment has every
 // replica available.
-func webAppDone(app *v1alpha1.WebApp) bool {
+func webAppDone(app *webappv1.WebApp) bool {
 	return app.Status.ObservedGeneration == app.Generation &&
 		meta.IsStatusConditionTrue(app.Status.Conditions, "Ready") &&
 		app.Status.AvailableReplicas == ptr.Deref(app.Spec.Replicas, 1)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,56 +13,70 @@ import (
 )
 
 // generatingDirs are the directories whose //go:generate line runs
-// controller-gen, each with the files it must write: a generator dropped
-// from the directive fails the test instead of leaving its committed
-// output unchecked.
+// controller-gen, each with the files it must write (relative to the
+// directory): a generator dropped from the directive fails the test
+// instead of leaving its committed output unchecked.
 var generatingDirs = map[string][]string{
-	"../../examples/crd-operator": {"example.ctrlkit.dev_webapps.yaml", "manifests.yaml", "role.yaml", "zz_generated.deepcopy.go"},
-	"../operatoruser":             {"example.com_greetings.yaml", "role.yaml", "zz_generated.deepcopy.go"},
+	"../../examples/crd-operator": {
+		"api/v1/zz_generated.deepcopy.go", "api/v1alpha1/zz_generated.deepcopy.go",
+		"manifests/example.ctrlkit.dev_webapps.yaml", "manifests/role.yaml", "manifests/webhook/manifests.yaml",
+	},
+	"../operatoruser": {"api/v1/zz_generated.deepcopy.go", "config/crd/example.com_greetings.yaml", "config/rbac/role.yaml"},
 }
 
 // TestGeneratedFilesAreFresh runs each directory's controller-gen
-// directive again, writing into a temporary directory, and fails when a
-// committed file (deep copies, CRD, RBAC role, webhook configurations)
-// differs from what it writes: someone changed a marker or a type and did
-// not run go generate.
+// directive again, and its post-step if it has one, writing into a
+// temporary directory that mirrors it, and fails when a committed file
+// (deep copies, CRD, RBAC role, webhook configurations) differs from what
+// they write: someone changed a marker or a type and did not run go
+// generate.
 func TestGeneratedFilesAreFresh(t *testing.T) {
 	for dir, wantFiles := range generatingDirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			args := controllerGenDirective(t, dir)
 			out := t.TempDir()
 			var cmdArgs []string
+			var object string
 			for _, a := range args {
-				if !strings.HasPrefix(a, "output:") {
+				switch {
+				case a == "object" || strings.HasPrefix(a, "object:"):
+					object = a
+				case strings.HasPrefix(a, "output:"):
+					// output:crd:dir=manifests writes to out/manifests.
+					if key, d, ok := strings.Cut(a, ":dir="); ok {
+						cmdArgs = append(cmdArgs, key+":dir="+filepath.Join(out, d))
+					}
+				default:
 					cmdArgs = append(cmdArgs, a)
 				}
 			}
-			cmdArgs = append(cmdArgs, "output:dir="+out)
-			cmd := exec.Command(cmdArgs[0], cmdArgs[1:]...)
-			cmd.Dir = dir
-			if output, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("%s (in %s): %v\n%s", strings.Join(cmdArgs, " "), dir, err, output)
+			run(t, dir, cmdArgs)
+			if object != "" {
+				// The deep copies are written next to each package's
+				// types; one run per package puts each in its own place
+				// under out.
+				for _, pkg := range packageDirs(t, dir) {
+					run(t, dir, append(slices.Clone(cmdArgs[:slices.Index(cmdArgs, "controller-gen")+1]),
+						object, "paths=./"+pkg, "output:object:dir="+filepath.Join(out, pkg)))
+				}
 			}
-			entries, err := os.ReadDir(out)
-			if err != nil {
-				t.Fatal(err)
+			for _, post := range directives(t, dir, postStep) {
+				run(t, dir, inDir(post, out))
 			}
-			var written []string
-			for _, e := range entries {
-				written = append(written, e.Name())
-			}
+			written := filesUnder(t, out)
 			if !slices.Equal(written, wantFiles) {
-				t.Fatalf("controller-gen wrote %v for %s, want %v", written, dir, wantFiles)
+				t.Fatalf("the generators wrote %v for %s, want %v", written, dir, wantFiles)
 			}
-			for _, e := range entries {
-				want, err := os.ReadFile(filepath.Join(out, e.Name()))
+			for _, name := range written {
+				want, err := os.ReadFile(filepath.Join(out, name))
 				if err != nil {
 					t.Fatal(err)
 				}
-				committed := findCommitted(t, dir, e.Name())
+				committed := filepath.Join(dir, name)
 				got, err := os.ReadFile(committed)
 				if err != nil {
-					t.Fatal(err)
+					t.Errorf("%v: run go generate in %s", err, dir)
+					continue
 				}
 				if !bytes.Equal(got, want) {
 					t.Errorf("%s is stale (%s): run go generate in %s", committed, firstDifference(got, want), dir)
@@ -71,6 +84,58 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 			}
 		})
 	}
+}
+
+// packageDirs are the directories of the Go packages under dir, relative
+// to it.
+func packageDirs(t *testing.T, dir string) []string {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "list", "-f", "{{.Dir}}", "./...")
+	cmd.Dir = dir
+	output, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list ./... (in %s): %v", dir, err)
+	}
+	var rels []string
+	for _, d := range strings.Fields(string(output)) {
+		rel, err := filepath.Rel(abs, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rels = append(rels, rel)
+	}
+	return rels
+}
+
+// postStep is the program a directory's //go:generate line may run after
+// controller-gen to add what it has no marker for (the CRD's conversion
+// webhook settings in examples/crd-operator); the check runs it on the
+// fresh output too.
+const postStep = "./internal/crdconversion"
+
+// run runs args in dir, failing t with the output if it fails.
+func run(t *testing.T, dir string, args []string) {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	if output, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s (in %s): %v\n%s", strings.Join(args, " "), dir, err, output)
+	}
+}
+
+// inDir is args with each YAML file argument moved under dir.
+func inDir(args []string, dir string) []string {
+	args = slices.Clone(args)
+	for i, a := range args {
+		if strings.HasSuffix(a, ".yaml") && !strings.HasPrefix(a, "-") {
+			args[i] = filepath.Join(dir, a)
+		}
+	}
+	return args
 }
 
 // controllerGenDirective returns the words of the one //go:generate line
@@ -107,28 +172,6 @@ func directives(t *testing.T, dir, tool string) [][]string {
 		}
 	}
 	return found
-}
-
-// findCommitted returns the one file named name under dir.
-func findCommitted(t *testing.T, dir, name string) string {
-	t.Helper()
-	var paths []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && d.Name() == name {
-			paths = append(paths, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(paths) != 1 {
-		t.Fatalf("want one committed %s under %s, found %v: run go generate in %s", name, dir, paths, dir)
-	}
-	return paths[0]
 }
 
 // firstDifference describes the first line where got and want differ.

@@ -3,7 +3,9 @@
 package applyconfiguration
 
 import (
+	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
 	v1alpha1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	apiv1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration/api/v1"
 	apiv1alpha1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration/api/v1alpha1"
 	internal "github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration/internal"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -15,7 +17,17 @@ import (
 // apply configuration type exists for the given GroupVersionKind.
 func ForKind(kind schema.GroupVersionKind) interface{} {
 	switch kind {
-	// Group=example.ctrlkit.dev, Version=v1alpha1
+	// Group=example.ctrlkit.dev, Version=v1
+	case v1.SchemeGroupVersion.WithKind("Image"):
+		return &apiv1.ImageApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("WebApp"):
+		return &apiv1.WebAppApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("WebAppSpec"):
+		return &apiv1.WebAppSpecApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("WebAppStatus"):
+		return &apiv1.WebAppStatusApplyConfiguration{}
+
+		// Group=example.ctrlkit.dev, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithKind("WebApp"):
 		return &apiv1alpha1.WebAppApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("WebAppSpec"):

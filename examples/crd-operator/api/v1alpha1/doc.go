@@ -3,6 +3,12 @@
 // typed.NewClient and typed.NewSharedInformer need only these types and
 // [Resource].
 //
+// It is the WebApp's first version, still served as a spoke of v1 (the
+// hub, stored in etcd): the API server converts between them with the
+// operator's conversion webhook (package ../../convert). The operator
+// itself uses only v1; these types are kept for the webhook and for
+// clients that still write v1alpha1.
+//
 // The markers are the source of truth: `go generate` (see ../../generate.go)
 // runs controller-gen, which writes the deep copies
 // (zz_generated.deepcopy.go) and the CustomResourceDefinition
