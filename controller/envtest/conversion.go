@@ -22,6 +22,7 @@ type conversionCRD struct {
 	name       string
 	probe      schema.GroupVersionResource
 	kind       string
+	storage    string // the storage version
 	namespaced bool
 }
 
@@ -75,13 +76,16 @@ func conversionTarget(crd *unstructured.Unstructured) *conversionCRD {
 	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
 	scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	var target *conversionCRD
+	storage := ""
 	for _, v := range versions {
 		m, _ := v.(map[string]any)
 		name, _ := m["name"].(string)
 		served, _ := m["served"].(bool)
-		storage, _ := m["storage"].(bool)
-		if served && !storage {
-			return &conversionCRD{
+		if m["storage"] == true {
+			storage = name
+		} else if served && target == nil {
+			target = &conversionCRD{
 				name:       crd.GetName(),
 				probe:      schema.GroupVersionResource{Group: group, Version: name, Resource: plural},
 				kind:       kind,
@@ -89,29 +93,43 @@ func conversionTarget(crd *unstructured.Unstructured) *conversionCRD {
 			}
 		}
 	}
-	return nil
+	if target != nil {
+		target.storage = storage
+	}
+	return target
 }
 
 // probeConversion makes the API server convert an object of crd through
 // the webhook, and back: a dry-run create at a version that is not the
 // storage version, which the API server encodes at the storage version
 // (calling the webhook) and answers at the version asked for (calling it
-// again). It succeeds only if both conversions did.
-func probeConversion(ctx context.Context, client dynamic.Interface, crd conversionCRD) error {
+// again). It succeeds only if both conversions did. The object is sample
+// when sample is of crd's group and kind and not at its storage version
+// (a valid object passes the schema a CRD with required fields has), else
+// an empty one at crd.probe's version.
+func probeConversion(ctx context.Context, client dynamic.Interface, crd conversionCRD, sample *unstructured.Unstructured) error {
 	obj := &unstructured.Unstructured{}
 	obj.SetAPIVersion(crd.probe.GroupVersion().String())
 	obj.SetKind(crd.kind)
+	if sample != nil && sample.GroupVersionKind().Group == crd.probe.Group && sample.GetKind() == crd.kind && sample.GroupVersionKind().Version != crd.storage {
+		gvk := sample.GroupVersionKind()
+		obj = sample.DeepCopy()
+		obj.SetName("")
+		crd.probe.Version = gvk.Version
+	}
 	obj.SetGenerateName("envtest-conversion-probe-")
 	var api dynamic.ResourceInterface = client.Resource(crd.probe)
 	if crd.namespaced {
-		obj.SetNamespace(metav1.NamespaceDefault)
-		api = client.Resource(crd.probe).Namespace(metav1.NamespaceDefault)
+		if obj.GetNamespace() == "" {
+			obj.SetNamespace(metav1.NamespaceDefault)
+		}
+		api = client.Resource(crd.probe).Namespace(obj.GetNamespace())
 	}
 	_, err := api.Create(ctx, obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) && !strings.Contains(err.Error(), "conversion webhook") {
 		// Validation runs before the conversion to the storage version:
 		// an object the schema rejects never reaches the webhook.
-		return permanentError{fmt.Errorf("CRD %s: a conversion probe (an empty %s at %s) is rejected before it is converted: %w",
+		return permanentError{fmt.Errorf("CRD %s: a conversion probe (a %s at %s) is rejected before it is converted (give a valid one as DryRunProbe): %w",
 			crd.name, crd.kind, crd.probe.Version, err)}
 	}
 	if err != nil {
@@ -126,7 +144,7 @@ var errNoConversionCRD = errors.New("ConversionPath is set, but no CRD in Option
 
 // installConversionWebhooks points the conversion webhooks of the CRDs
 // Start installed at url and waits until each converts.
-func (env *Environment) installConversionWebhooks(ctx context.Context, url string, bundle []byte) error {
+func (env *Environment) installConversionWebhooks(ctx context.Context, url string, bundle []byte, sample *unstructured.Unstructured) error {
 	client, err := dynamic.NewForConfig(env.restConfig)
 	if err != nil {
 		return err
@@ -140,7 +158,7 @@ func (env *Environment) installConversionWebhooks(ctx context.Context, url strin
 	}
 	for _, crd := range crds {
 		if err := env.waitFor(ctx, "CRD "+crd.name+" to convert through "+url, func(ctx context.Context) error {
-			return probeConversion(ctx, client, crd)
+			return probeConversion(ctx, client, crd, sample)
 		}); err != nil {
 			return err
 		}

@@ -22,7 +22,7 @@ func TestConversionTarget(t *testing.T) {
 		t.Fatalf("decodeCRDs: %v, %d CRDs", err, len(crds))
 	}
 	got := conversionTarget(crds[0])
-	want := conversionCRD{name: "gadgets.conversion.example.com", kind: "Gadget", namespaced: true,
+	want := conversionCRD{name: "gadgets.conversion.example.com", kind: "Gadget", storage: "v1", namespaced: true,
 		probe: schema.GroupVersionResource{Group: "conversion.example.com", Version: "v1alpha1", Resource: "gadgets"}}
 	if got == nil || *got != want {
 		t.Errorf("conversionTarget = %+v, want %+v", got, want)

@@ -60,10 +60,11 @@ type WebhookInstallOptions struct {
 	// Options.CRDPaths whose spec.conversion.strategy is Webhook then calls
 	// https://Addr/ConversionPath, with the caBundle as for the
 	// configurations, and InstallWebhooks waits until the API server has
-	// converted an object of each through it and back: a dry-run create of
-	// an empty object (generateName, in namespace default if namespaced) at
-	// a served version that is not the storage version, which the API
-	// server converts to the storage version and back.
+	// converted an object of each through it and back: a dry-run create,
+	// at a served version that is not the storage version, of
+	// DryRunProbe if it is of the CRD's kind and at such a version, else
+	// of an empty object (which a schema with required fields rejects),
+	// which the API server converts to the storage version and back.
 	ConversionPath string
 }
 
@@ -150,7 +151,7 @@ func (env *Environment) InstallWebhooks(ctx context.Context, opts WebhookInstall
 		if !opts.SelfManaged {
 			caBundle = bundle
 		}
-		if err := env.installConversionWebhooks(ctx, "https://"+opts.Addr+opts.ConversionPath, caBundle); err != nil {
+		if err := env.installConversionWebhooks(ctx, "https://"+opts.Addr+opts.ConversionPath, caBundle, opts.DryRunProbe); err != nil {
 			return fmt.Errorf("install webhooks: %w", err)
 		}
 	}

@@ -66,12 +66,14 @@ func TestWebAppWebhooksE2E(t *testing.T) {
 	// at addr, with the caBundle it writes; installed once a dry-run WebApp
 	// has gone through both. The probe is a v1alpha1 WebApp, which the API
 	// server converts to v1 for the webhooks (registered for v1) through the
-	// CRD's conversion webhook, at addr too.
-	pointConversionAt(t, env.RESTConfig(), addr)
+	// CRD's conversion webhook, which ConversionPath points at addr too;
+	// InstallWebhooks also waits until the probe has been converted to v1
+	// and back.
 	if err := env.InstallWebhooks(ctx, envtest.WebhookInstallOptions{
-		Paths:       []string{"manifests/webhook/manifests.yaml"},
-		Addr:        addr,
-		SelfManaged: true,
+		Paths:          []string{"manifests/webhook/manifests.yaml"},
+		Addr:           addr,
+		SelfManaged:    true,
+		ConversionPath: "/convert",
 		DryRunProbe: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.ctrlkit.dev/v1alpha1", "kind": "WebApp",
 			"metadata": map[string]any{"namespace": "shop"}, "spec": map[string]any{"image": "nginx:1.27"}}},
 	}); err != nil {
