@@ -1,7 +1,7 @@
 // Command crd-operator is a small, real operator: for each WebApp (a
-// custom resource, example.ctrlkit.dev/v1, also served as v1alpha1,
-// defined in manifests/example.ctrlkit.dev_webapps.yaml) it runs a Deployment and a Service it controls, and
-// records the WebApp in a registry namespace, outside the owner graph.
+// custom resource, example.ctrlkit.dev/v1, also served as v1alpha1; see
+// manifests/) it runs a Deployment and a Service it controls, and records
+// the WebApp in a registry namespace, outside the owner graph.
 //
 //	kubectl apply -f examples/crd-operator/manifests/example.ctrlkit.dev_webapps.yaml -f examples/crd-operator/manifests/namespace.yaml
 //	go run ./examples/crd-operator --kubeconfig "$KUBECONFIG" --leader-elect=false
@@ -26,45 +26,32 @@
 //     controller-gen has no marker for. Without a webhook server running,
 //     reads and writes at v1 work; v1alpha1 needs the conversion webhook.
 //   - run.go: the wiring. builder.ControllerManagedBy reconciles WebApps,
-//     Owns their Deployments and Services (an owned object's event wakes
-//     its WebApp), and Watches the creation and deletion of a Deployment
-//     or Service that is in a WebApp's way. With --shard-ring, replicas
-//     split the WebApps by namespace (manager.Options.Sharding): the
-//     informers are sharding.Shard's, which list and watch only this
-//     replica's namespaces, and Sharded runs the controller on every
-//     replica, each reconciling only its own WebApps. Without the flag
-//     the same code runs one leader over everything.
+//     Owns their Deployments and Services, and Watches the creation and
+//     deletion of one in a WebApp's way. With --shard-ring, replicas split
+//     the WebApps by namespace (sharding.Shard's informers, Sharded);
+//     without it the same code runs one leader over everything.
 //   - applyconfiguration: the WebApp's apply configurations, from
 //     applyconfiguration-gen (generate.go).
 //   - reconciler.go: the reconcile. controllerutil.Finalize adds the
-//     finalizer, or on deletion runs the cleanup and removes it;
-//     the status is applied (server-side apply of an apply configuration)
-//     only when it changed, with observedGeneration;
-//     controller.RecordWrite makes the next reconcile wait for the caches
-//     to hold what this one wrote.
+//     finalizer, or on deletion runs the cleanup and removes it; the status
+//     is applied only when it changed; controller.RecordWrite makes the
+//     next reconcile wait for the caches to hold what this one wrote.
 //   - children.go: controllerutil.CreateOrUpdate (the Deployment) and
 //     CreateOrPatch (the Service, the registry ConfigMap) over the
 //     informers' caches (controllerutil.Cached), SetControllerReference,
 //     and the finalizer's cleanup.
-//   - status.go: the status applied (statusApply: the operator's own
-//     fields and conditions, nothing it read from others); Available and
-//     Progressing from the Deployment, with
-//     controllerutil.SetCondition (meta.SetStatusCondition, stamped with
-//     the generation), and Ready, Reconciling and Stalled as kstatus reads
-//     them (controllerutil.MarkReady and friends), so that
-//     kubectl wait --for=condition=Ready works.
-//   - webhooks.go, webhookserver.go: the conversion webhook (/convert),
-//     a defaulter (the name label) and a validator (a name taken by a Deployment or Service the WebApp would
-//     not control; warnings for an untagged image, 0 replicas, deleting a
-//     WebApp that serves) on the manager's webhook server, with
-//     self-managed certificates (certs.SelfManaged), which also write the
-//     CRD's conversion caBundle, with --webhook-bind-address=:9443. Their +kubebuilder:webhook markers
-//     generate the configurations (manifests/webhook/manifests.yaml);
-//     the markers' comment explains the namespaceSelector, the
-//     failurePolicy and why no DELETE is ever blocked by a webhook that
-//     is down. manifests/service.yaml is the Service they call. /metrics
-//     serves the same certificate (--metrics-cert-from-webhook-secret,
-//     manifests/metrics.yaml).
+//   - status.go: the status applied with an apply configuration (only
+//     the operator's own fields and conditions); Available and Progressing
+//     (controllerutil.SetCondition), and Ready, Reconciling and Stalled as
+//     kstatus reads them, so that kubectl wait --for=condition=Ready works.
+//   - webhooks.go, webhookserver.go: the conversion webhook (/convert), a
+//     defaulter and a validator on the manager's webhook server
+//     (--webhook-bind-address=:9443), with self-managed certificates
+//     (certs.SelfManaged), which also write the CRD's caBundle. Markers
+//     generate manifests/webhook/manifests.yaml; their comment explains the
+//     namespaceSelector, the failurePolicy and why no DELETE is ever
+//     blocked by a webhook that is down. /metrics serves the same
+//     certificate (--metrics-cert-from-webhook-secret).
 //   - reconciler_test.go: unit tests on controllertest.NewTypedClient, a
 //     fake client for the custom resource.
 //
@@ -72,14 +59,11 @@
 // hardened; it uses a helper internal to this repository, so leave it out
 // when you copy.
 //
-// Bad input: the CRD's schema makes the API server refuse a WebApp
-// without an image, with negative replicas or a port outside 1-65535, and a
-// v1 image whose repository or tag is malformed. A
-// WebApp whose name is taken by a Deployment or Service it does not
-// control does not adopt it: it gets Progressing=False and Available=False
-// with reason NameConflict and a Warning event, and the reconcile returns
-// a terminal error, so it is not retried; the deletion of the other
-// object wakes it. Other WebApps carry on.
+// Bad input: the CRD's schema refuses a WebApp without an image, with
+// negative replicas, a port outside 1-65535 or a malformed v1 image. A
+// WebApp whose name is taken by an object it does not control does not
+// adopt it: NameConflict conditions, a Warning event, a terminal error
+// (not retried); the other object's deletion wakes it.
 //
 // Webhook or CEL? Prefer the API server's own checks where they can say
 // it: the schema's markers (above), CEL rules in the CRD
