@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -103,6 +104,16 @@ func TestWebAppWebhooksE2E(t *testing.T) {
 	if err != nil || !strings.Contains(out, "Warning: WebApp web has 0 replicas") || strings.Contains(out, "no tag") {
 		t.Errorf("kubectl patch to 0 replicas: %v\n%s\nwant the 0 replicas warning only", err, out)
 	}
+	// The operator reads v1, through its informer's watch: the Deployment
+	// follows the patch made at v1alpha1.
+	testutil.Eventually(t, time.Minute, "the Deployment to follow the patch made at v1alpha1", func(ctx context.Context) (bool, error) {
+		d, err := kube.AppsV1().Deployments("shop").Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		replicas, image := d.Spec.Replicas, d.Spec.Template.Spec.Containers[0].Image
+		return replicas != nil && *replicas == 0 && image == "nginx:1.27", fmt.Errorf("replicas %v, image %s", ptrValue(replicas), image)
+	})
 	testConversion(t, kubectl)
 
 	if _, err := kube.AppsV1().Deployments("shop").Create(ctx, &appsv1.Deployment{
@@ -238,4 +249,12 @@ func installWebhooks(t *testing.T, kube kubernetes.Interface, addr string) {
 			t.Fatalf("%s %s: %v", u.GetKind(), u.GetName(), err)
 		}
 	}
+}
+
+// ptrValue is *p, or "nil".
+func ptrValue[T any](p *T) any {
+	if p == nil {
+		return "nil"
+	}
+	return *p
 }
