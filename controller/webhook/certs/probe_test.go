@@ -11,9 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
-
-	"github.com/ctrlkit/ctrlkit/controller/manager"
-	"github.com/ctrlkit/ctrlkit/controller/webhook"
 )
 
 // With DryRunProbe, the check fails until the probe's answer shows it
@@ -61,26 +58,7 @@ func TestDryRunProbe(t *testing.T) {
 	if _, err := client.AdmissionregistrationV1().MutatingWebhookConfigurations().Update(ctx, m, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	for _, f := range sm.factories {
-		f.Start(stop)
-		f.WaitForCacheSync(stop)
-	}
-	defer func() {
-		close(stop)
-		for _, f := range sm.factories {
-			f.(manager.ShutdownInformerFactory).Shutdown()
-		}
-	}()
-	srv, err := webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: -1, TLSConfig: sm.TLSConfig()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srvCtx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- srv.Start(srvCtx) }()
-	defer func() { cancel(); <-done }()
-	<-srv.Listening()
+	srv := serveFrom(t, sm)
 
 	check := sm.trusted(srv.Addr)
 	req, _ := http.NewRequest(http.MethodGet, "/readyz", nil)

@@ -168,26 +168,7 @@ func TestTrustedSaysWhy(t *testing.T) {
 	if _, err := client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Update(context.Background(), v, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	for _, f := range sm.factories {
-		f.Start(stop)
-		f.WaitForCacheSync(stop)
-	}
-	defer func() {
-		close(stop)
-		for _, f := range sm.factories {
-			f.(manager.ShutdownInformerFactory).Shutdown()
-		}
-	}()
-	srv, err := webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: -1, TLSConfig: sm.TLSConfig()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Start(ctx) }()
-	defer func() { cancel(); <-done }()
-	<-srv.Listening()
+	srv := serveFrom(t, sm)
 
 	check := sm.trusted(srv.Addr)
 	req, _ := http.NewRequest(http.MethodGet, "/readyz", nil)
@@ -210,4 +191,32 @@ func TestTrustedSaysWhy(t *testing.T) {
 	if err := sm.trusted(func() string { return "" })(req); err == nil || !strings.Contains(err.Error(), "not listening") {
 		t.Errorf("check before the server listens = %v", err)
 	}
+}
+
+// serveFrom starts sm's informers and a webhook server on 127.0.0.1 that
+// serves sm's certificate, both stopped when the test ends, and returns
+// the server once it listens.
+func serveFrom(t *testing.T, sm *SelfManaged) *webhook.Server {
+	t.Helper()
+	stop := make(chan struct{})
+	for _, f := range sm.factories {
+		f.Start(stop)
+		f.WaitForCacheSync(stop)
+	}
+	t.Cleanup(func() {
+		close(stop)
+		for _, f := range sm.factories {
+			f.(manager.ShutdownInformerFactory).Shutdown()
+		}
+	})
+	srv, err := webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: -1, TLSConfig: sm.TLSConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	<-srv.Listening()
+	return srv
 }

@@ -241,7 +241,11 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	if err != nil {
 		return res, err
 	}
-	fmt.Fprintf(log, "scalebench %s: creating %d Deployments of %d replicas in %d namespaces\n", spec, cfg.deployments, cfg.replicas, cfg.namespaces)
+	where := fmt.Sprintf("%d namespaces", cfg.namespaces)
+	if cfg.mode == "neighbours" {
+		where = "namespace " + busyNamespace
+	}
+	fmt.Fprintf(log, "scalebench %s: creating %d Deployments of %d replicas in %s\n", spec, cfg.deployments, cfg.replicas, where)
 	track.startPhase(imageV1)
 	if res.create, err = runPhase(ctx, cfg.deployments, track, log, fmt.Sprint(spec, " create"), func(ctx context.Context, i int) error {
 		return createDeployment(ctx, client, cfg.namespaceOf(i), deploymentName(i), cfg.replicas, &creates)
