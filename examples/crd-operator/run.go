@@ -131,7 +131,7 @@ func newManager(ctx context.Context, o *options, config *rest.Config) (*manager.
 			return nil, err
 		}
 		if err := mgr.Add(&storageMigration{crds: crds, discovery: kube.Discovery(), namespace: o.Webhooks.Namespace,
-			method: o.MigrationMethod, recorder: mgr.EventsV1RecorderFor(component), poll: 2 * time.Second}); err != nil {
+			method: o.MigrationMethod, recorder: mgr.EventsV1RecorderFor(component), poll: 5 * time.Second}); err != nil {
 			return nil, err
 		}
 	}
