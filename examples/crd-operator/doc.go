@@ -52,12 +52,14 @@
 //     namespaceSelector, the failurePolicy and why no DELETE is ever
 //     blocked by a webhook that is down. /metrics serves the same
 //     certificate (--metrics-cert-from-webhook-secret).
+//   - migration.go: --migrate-storage (on by default): the elected replica
+//     moves the WebApps stored at v1alpha1 to v1 once the API server stores
+//     v1 (storagemigration.Migrate). The README gives the upgrade's order.
 //   - reconciler_test.go: unit tests on controllertest.NewTypedClient, a
 //     fake client for the custom resource.
 //
-// manifests_test.go is the project's own check that the manifests are
-// hardened; it uses a helper internal to this repository, so leave it out
-// when you copy.
+// Leave manifests_test.go (the project's check that the manifests are
+// hardened, with a helper internal to this repository) out when you copy.
 //
 // Bad input: the CRD's schema refuses a WebApp without an image, with
 // negative replicas, a port outside 1-65535 or a malformed v1 image. A

@@ -38,7 +38,12 @@ package main
 // blockOwnerDeletion on the Deployment and Service, where the
 // OwnerReferencesPermissionEnforcement admission plugin runs (finalizers).
 //
-// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps,verbs=list;watch;update
+// The storage migration (--migrate-storage, migration.go) lists WebApps
+// and patches each (list-and-patch), and probes the conversion with a
+// dry-run create in the operator's own namespace.
+//
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps,verbs=list;watch;update;patch
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,namespace=ctrlkit-system,resources=webapps,verbs=create
 // +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps/status,verbs=patch
 // +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=webapps/finalizers,verbs=update
 //
@@ -60,6 +65,15 @@ package main
 //
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=webapps.example.ctrlkit.dev,verbs=get;update
+//
+// The storage migration reads the CRD by name too, and writes its status
+// (storedVersions, the StorageMigrating condition); with a
+// StorageVersionMigration (storagemigration.k8s.io/v1, cluster-scoped, so
+// not narrowed by name) it lists them (whether the API is served), creates
+// the CRD's, reads its progress, and deletes a failed one to start again.
+//
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions/status,resourceNames=webapps.example.ctrlkit.dev,verbs=update
+// +kubebuilder:rbac:groups=storagemigration.k8s.io,resources=storageversionmigrations,verbs=get;list;create;delete
 //
 // events.k8s.io/v1 events from the manager's recorder: create, and patch
 // for a series of repeats.

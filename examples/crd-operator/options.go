@@ -9,6 +9,7 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ctrlkit/ctrlkit/controller/manager/managerflags"
+	"github.com/ctrlkit/ctrlkit/controller/storagemigration"
 )
 
 // component names the process in its user agent, events and Lease.
@@ -23,6 +24,17 @@ type options struct {
 	ConcurrentSyncs int
 	// Webhooks configure the defaulting and validating webhooks.
 	Webhooks webhookOptions
+	// MigrateStorage moves the WebApps stored at v1alpha1 to v1 once the
+	// API server stores v1, and prunes the CRD's storedVersions
+	// (migration.go), by MigrationMethod.
+	MigrateStorage  bool
+	MigrationMethod storagemigration.Method
+}
+
+// migrationMethods are the values of --storage-migration-method.
+var migrationMethods = map[string]storagemigration.Method{
+	"auto": storagemigration.Auto, "storage-version-migration": storagemigration.StorageVersionMigration,
+	"list-and-patch": storagemigration.ListAndPatch,
 }
 
 // parseOptions parses args (without the program name). Usage and parse
@@ -37,6 +49,10 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 	fs := fss.FlagSet("webapp operator")
 	fs.StringVar(&o.RegistryNamespace, "registry-namespace", o.RegistryNamespace, "The namespace of the registry: one ConfigMap per WebApp, deleted with it.")
 	fs.IntVar(&o.ConcurrentSyncs, "concurrent-syncs", o.ConcurrentSyncs, "The number of WebApps reconciled concurrently.")
+	mf := fss.FlagSet("storage migration")
+	mf.BoolVar(&o.MigrateStorage, "migrate-storage", true, "On the elected replica, once the API server stores WebApps at v1 and converts through the webhook, rewrite those stored at v1alpha1 at v1 and prune the CRD's status.storedVersions to [v1].")
+	method := "auto"
+	mf.StringVar(&method, "storage-migration-method", method, "How --migrate-storage rewrites: auto (a StorageVersionMigration where storagemigration.k8s.io/v1 is served, else list-and-patch), storage-version-migration (kube-controller-manager's migrator runs it), or list-and-patch (the operator patches each WebApp).")
 	wf := fss.FlagSet("webhooks")
 	wf.StringVar(&o.Webhooks.BindAddress, "webhook-bind-address", "", "The host:port of the webhook server, e.g. :9443; empty serves no webhooks. Install manifests/service.yaml and manifests/webhook/ with it.")
 	wf.StringVar(&o.Webhooks.Namespace, "webhook-namespace", o.Webhooks.Namespace, "The namespace of the webhook's Service and of the Secret holding its self-managed certificates.")
@@ -52,6 +68,10 @@ func parseOptions(args []string, output io.Writer) (*options, error) {
 		return nil, err
 	}
 	var errs []error
+	var ok bool
+	if o.MigrationMethod, ok = migrationMethods[method]; !ok {
+		errs = append(errs, fmt.Errorf("--storage-migration-method %q: want auto, storage-version-migration or list-and-patch", method))
+	}
 	if o.ConcurrentSyncs < 1 {
 		errs = append(errs, fmt.Errorf("--concurrent-syncs must be at least 1, got %d", o.ConcurrentSyncs))
 	}

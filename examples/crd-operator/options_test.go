@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/ctrlkit/ctrlkit/controller/storagemigration"
 )
 
 // --metrics-cert-from-webhook-secret serves /metrics from the webhooks'
@@ -31,5 +33,27 @@ func TestMetricsCertFromWebhookSecretFlags(t *testing.T) {
 				t.Errorf("parseOptions(%q) = %v; want an error with %q", tc.args, err, want)
 			}
 		}
+	}
+}
+
+// --migrate-storage is on by default, with the method chosen by the API
+// server's answer; --storage-migration-method names one, or fails.
+func TestStorageMigrationFlags(t *testing.T) {
+	o, err := parseOptions(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.MigrateStorage || o.MigrationMethod != storagemigration.Auto {
+		t.Errorf("defaults: migrate %v by %v; want true by Auto", o.MigrateStorage, o.MigrationMethod)
+	}
+	o, err = parseOptions([]string{"--migrate-storage=false", "--storage-migration-method=list-and-patch"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.MigrateStorage || o.MigrationMethod != storagemigration.ListAndPatch {
+		t.Errorf("migrate %v by %v; want false by ListAndPatch", o.MigrateStorage, o.MigrationMethod)
+	}
+	if _, err := parseOptions([]string{"--storage-migration-method=rewrite"}, io.Discard); err == nil || !strings.Contains(err.Error(), "--storage-migration-method") {
+		t.Errorf("an unknown method: %v; want an error naming the flag", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
@@ -121,6 +122,16 @@ func newManager(ctx context.Context, o *options, config *rest.Config) (*manager.
 	}
 	if sm != nil {
 		if err := setupWebhooks(mgr, kube, o.Webhooks, sm); err != nil {
+			return nil, err
+		}
+	}
+	if o.MigrateStorage {
+		crds, err := dynamic.NewForConfig(config)
+		if err != nil {
+			return nil, err
+		}
+		if err := mgr.Add(&storageMigration{crds: crds, discovery: kube.Discovery(), namespace: o.Webhooks.Namespace,
+			method: o.MigrationMethod, recorder: mgr.EventsV1RecorderFor(component), poll: 5 * time.Second}); err != nil {
 			return nil, err
 		}
 	}
