@@ -43,7 +43,8 @@
 //
 // It needs RBAC get, update on customresourcedefinitions and their
 // status; list and patch on the resource; and for StorageVersionMigration
-// get, create, delete on storageversionmigrations.
+// get, list, create, delete on storageversionmigrations (list tells Auto
+// whether the API is served).
 //
 // Let the API servers see the new storage version before calling Migrate:
 // an API server that still has the old one would store a rewrite there.
