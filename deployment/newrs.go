@@ -20,8 +20,9 @@ import (
 // new ReplicaSet if there is none. newRS is nil when there is none and create
 // is false.
 func (r *Reconciler) getAllReplicaSetsAndSyncRevision(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet, create bool) (newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet, err error) {
-	_, oldRSs = findOldReplicaSets(d, rsList)
-	newRS, err = r.getNewReplicaSet(ctx, d, rsList, oldRSs, create)
+	existing := findNewReplicaSet(d, rsList) // once: comparing templates is most of a sync's work
+	_, oldRSs = oldReplicaSets(rsList, existing)
+	newRS, err = r.getNewReplicaSet(ctx, d, existing, oldRSs, create)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -29,14 +30,14 @@ func (r *Reconciler) getAllReplicaSetsAndSyncRevision(ctx context.Context, d *ap
 }
 
 // getNewReplicaSet returns the Deployment's new ReplicaSet, or nil if there
-// is none and create is false.
+// is none and create is false. existing is the one findNewReplicaSet found,
+// or nil.
 //
 // An existing one gets the Deployment's annotations, the next revision (a
 // revision is only ever raised) and minReadySeconds; if any of those changed
 // it is updated and the update's result returned. Otherwise the Deployment
 // takes the ReplicaSet's revision.
-func (r *Reconciler) getNewReplicaSet(ctx context.Context, d *appsv1.Deployment, rsList, oldRSs []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, error) {
-	existing := findNewReplicaSet(d, rsList)
+func (r *Reconciler) getNewReplicaSet(ctx context.Context, d *appsv1.Deployment, existing *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, error) {
 	newRevision := strconv.FormatInt(maxRevision(oldRSs)+1, 10)
 
 	if existing != nil {

@@ -15,11 +15,43 @@ import (
 // equalIgnoreHash reports whether two pod templates are semantically equal
 // once their pod-template-hash labels are ignored. The Deployment's template
 // has no hash label; its ReplicaSets' templates do.
+//
+// It compares the labels by hand and the rest of the templates in place,
+// without copying them: every sync compares the Deployment's template with
+// each of its ReplicaSets', and copies of whole pod specs for it were the
+// controller's largest allocation (issue 48).
 func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
-	a, b = a.DeepCopy(), b.DeepCopy()
-	delete(a.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	delete(b.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	return equality.Semantic.DeepEqual(a, b)
+	if !labelsEqualIgnoreHash(a.Labels, b.Labels) {
+		return false
+	}
+	am, bm := a.ObjectMeta, b.ObjectMeta
+	am.Labels, bm.Labels = nil, nil
+	return equality.Semantic.DeepEqual(&am, &bm) && equality.Semantic.DeepEqual(&a.Spec, &b.Spec)
+}
+
+// labelsEqualIgnoreHash reports whether a and b hold the same labels but for
+// the pod-template-hash label. Like equality.Semantic, it does not tell an
+// empty map from nil.
+func labelsEqualIgnoreHash(a, b map[string]string) bool {
+	count := func(labels map[string]string) int {
+		n := len(labels)
+		if _, ok := labels[appsv1.DefaultDeploymentUniqueLabelKey]; ok {
+			n--
+		}
+		return n
+	}
+	if count(a) != count(b) {
+		return false
+	}
+	for k, v := range a {
+		if k == appsv1.DefaultDeploymentUniqueLabelKey {
+			continue
+		}
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // findNewReplicaSet returns the ReplicaSet running d's current template, or
@@ -40,7 +72,12 @@ func findNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.R
 // withPods keeps those whose spec.replicas is not 0, all keeps them all. rss
 // is sorted in place by creation time.
 func findOldReplicaSets(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (withPods, all []*appsv1.ReplicaSet) {
-	newRS := findNewReplicaSet(d, rss)
+	return oldReplicaSets(rss, findNewReplicaSet(d, rss))
+}
+
+// oldReplicaSets is findOldReplicaSets once the new ReplicaSet, newRS (nil
+// if none), is known.
+func oldReplicaSets(rss []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (withPods, all []*appsv1.ReplicaSet) {
 	for _, rs := range rss {
 		if newRS != nil && rs.UID == newRS.UID {
 			continue
