@@ -274,6 +274,7 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 			return res, err
 		}
 		res.cpu.rollout = afterRollout.cpu - afterCreate.cpu
+		keepDiagnostics(ctx, procs, client, cp.Dir(), log)
 		if err := <-profiled; err != nil {
 			fmt.Fprintf(log, "scalebench %s: no CPU profile of the rollout: %v\n", spec, err)
 		}

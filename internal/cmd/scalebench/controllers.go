@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
@@ -250,4 +252,31 @@ func profileRollout(ctx context.Context, procs []*process, dir string) <-chan er
 		done <- errors.Join(errs...)
 	}()
 	return done
+}
+
+// keepDiagnostics writes, as they are at the rollout's end, each
+// process's /metrics page into dir/metrics-rollout-NAME.txt and its
+// allocations since its start (/debug/pprof/allocs) into
+// dir/allocs-NAME.pb.gz, and kube-apiserver's /metrics into
+// dir/metrics-rollout-kube-apiserver.txt: what the tables do not show
+// (ours' cache holds, the queues' waits, the client's and the server's
+// latencies, the GC and what feeds it). A failure is logged: these are a
+// diagnosis, not a result.
+func keepDiagnostics(ctx context.Context, procs []*process, client kubernetes.Interface, dir string, log io.Writer) {
+	keep := func(file string, body []byte, err error) {
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, file), body, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(log, "scalebench: no %s: %v\n", file, err)
+		}
+	}
+	for _, p := range procs {
+		body, err := p.get(ctx, "/metrics")
+		keep("metrics-rollout-"+p.name+".txt", body, err)
+		body, err = p.get(ctx, "/debug/pprof/allocs")
+		keep("allocs-"+p.name+".pb.gz", body, err)
+	}
+	body, err := client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	keep("metrics-rollout-kube-apiserver.txt", body, err)
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -207,4 +208,30 @@ func TestTrackerWaitsForTheImageAndEveryReplica(t *testing.T) {
 	if n, _ := tr.progress(); n != 0 {
 		t.Errorf("a new phase starts with %d available", n)
 	}
+}
+
+func TestTrackerSpreadIsOverTheDeploymentsCountedSoFar(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := newTracker()
+		tr.startPhase(imageV2)
+		began := time.Now()
+		if p50, p90, last := tr.spread(began); p50 != 0 || p90 != 0 || last != 0 {
+			t.Fatalf("spread() of nothing = %v, %v, %v; want zeros", p50, p90, last)
+		}
+		for i := range 10 { // the i-th becomes available i+1 seconds in
+			time.Sleep(time.Second)
+			tr.observe(&appsv1.Deployment{
+				ObjectMeta: metav1.ObjectMeta{Name: deploymentName(i), Generation: 2},
+				Spec: appsv1.DeploymentSpec{
+					Replicas: ptr.To[int32](1),
+					Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Image: imageV2}}}},
+				},
+				Status: appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1},
+			})
+		}
+		p50, p90, last := tr.spread(began)
+		if p50 != 5*time.Second || p90 != 9*time.Second || last != 10*time.Second {
+			t.Errorf("spread() = %v, %v, %v; want 5s, 9s, 10s", p50, p90, last)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,6 +66,24 @@ func (t *tracker) progress() (count int, last time.Time) {
 	return len(t.done), last
 }
 
+// spread returns the times, from began, by which half, nine tenths and
+// all of the Deployments counted so far became available: whether a
+// slower phase is slower throughout or only at its tail.
+func (t *tracker) spread(began time.Time) (p50, p90, last time.Duration) {
+	t.mu.Lock()
+	times := make([]time.Duration, 0, len(t.done))
+	for _, at := range t.done {
+		times = append(times, at.Sub(began))
+	}
+	t.mu.Unlock()
+	if len(times) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(times)
+	at := func(q float64) time.Duration { return times[int(q*float64(len(times)-1))] }
+	return at(0.5), at(0.9), times[len(times)-1]
+}
+
 // available reports whether d runs image on every replica, all available,
 // with no old replica left, and its controller has seen its latest spec:
 // what `kubectl rollout status` waits for.
@@ -111,7 +130,9 @@ func runPhase(ctx context.Context, n int, track *tracker, log io.Writer, name st
 		count, last := track.progress()
 		switch {
 		case count == n:
-			fmt.Fprintf(log, "scalebench %s: all %d available after %.1fs\n", name, n, last.Sub(began).Seconds())
+			p50, p90, _ := track.spread(began)
+			fmt.Fprintf(log, "scalebench %s: all %d available after %.1fs (half after %.1fs, nine tenths after %.1fs)\n",
+				name, n, last.Sub(began).Seconds(), p50.Seconds(), p90.Seconds())
 			return phaseResult{elapsed: last.Sub(began), available: n, total: n}, nil
 		case time.Since(began) > phaseTimeout:
 			fmt.Fprintf(log, "scalebench %s: timed out after %s with %d/%d available\n", name, phaseTimeout, count, n)
