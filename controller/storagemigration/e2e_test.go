@@ -3,13 +3,9 @@
 package storagemigration_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"sync"
 	"testing"
@@ -24,6 +20,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
 	"github.com/ctrlkit/ctrlkit/controller/storagemigration"
+	"github.com/ctrlkit/ctrlkit/internal/etcdtest"
 	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
@@ -204,63 +201,20 @@ func crdCondition(t *testing.T, client dynamic.Interface, crdName, condType stri
 }
 
 // storedIn counts the objects under the etcd key prefix by the apiVersion
-// they are stored at, read from etcd itself through its JSON gateway
-// (custom resources are stored as JSON).
+// they are stored at, read from etcd itself.
 func storedIn(t *testing.T, env *envtest.Environment, prefix string) map[string]int {
 	t.Helper()
-	end := []byte(prefix)
-	end[len(end)-1]++
-	kvs := etcdRange(t, env, map[string]string{
-		"key":       base64.StdEncoding.EncodeToString([]byte(prefix)),
-		"range_end": base64.StdEncoding.EncodeToString(end),
-	})
-	counts := map[string]int{}
-	for _, v := range kvs {
-		counts[apiVersionOf(t, v)]++
-	}
-	return counts
+	return etcdtest.CountByAPIVersion(t, env.EtcdURL(), prefix)
 }
 
 // storedAt is the apiVersion of the object at key in etcd, "" if none.
 func storedAt(t *testing.T, env *envtest.Environment, key string) string {
-	kvs := etcdRange(t, env, map[string]string{"key": base64.StdEncoding.EncodeToString([]byte(key))})
-	if len(kvs) == 0 {
+	t.Helper()
+	values := etcdtest.Values(t, env.EtcdURL(), key, false)
+	if len(values) == 0 {
 		return ""
 	}
-	return apiVersionOf(t, kvs[0])
-}
-
-// etcdRange posts a RangeRequest to etcd's v3 JSON gateway and returns the
-// values.
-func etcdRange(t *testing.T, env *envtest.Environment, req map[string]string) [][]byte {
-	t.Helper()
-	body, _ := json.Marshal(req)
-	resp, err := http.Post(env.EtcdURL()+"/v3/kv/range", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out struct {
-		KVs []struct {
-			Value []byte `json:"value"` // base64 in JSON, as []byte decodes
-		} `json:"kvs"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("etcd range: %s, %v", resp.Status, err)
-	}
-	values := make([][]byte, len(out.KVs))
-	for i, kv := range out.KVs {
-		values[i] = kv.Value
-	}
-	return values
-}
-
-func apiVersionOf(t *testing.T, value []byte) string {
-	var tm runtime.TypeMeta
-	if err := json.Unmarshal(value, &tm); err != nil {
-		t.Fatalf("a value in etcd is no JSON object: %v: %q", err, value)
-	}
-	return tm.APIVersion
+	return etcdtest.APIVersion(t, values[0])
 }
 
 // recorder records event reasons, and calls onProgress at the first

@@ -33,6 +33,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controller/storagemigration"
 	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
 	"github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/etcdtest"
 	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
@@ -138,7 +139,7 @@ func TestWebAppUpgradeUnderLoadE2E(t *testing.T) {
 		return err == nil, err
 	})
 	waitWritten("after step 2, the operator serving conversions")
-	atV1alpha1 := storedIn(t, env, webAppsKeyPrefix)[v1alpha1.Resource.GroupVersion().String()]
+	atV1alpha1 := etcdtest.CountByAPIVersion(t, env.EtcdURL(), webAppsKeyPrefix)[v1alpha1.Resource.GroupVersion().String()]
 
 	// 3. v1 stored: the generated CRD as it is.
 	switched := time.Now()
@@ -167,7 +168,7 @@ func TestWebAppUpgradeUnderLoadE2E(t *testing.T) {
 	if failures > 0 {
 		t.Errorf("%d of %d requests failed during the upgrade", failures, requests)
 	}
-	if got := storedIn(t, env, webAppsKeyPrefix); len(got) != 1 || got[v1.SchemeGroupVersion.String()] == 0 {
+	if got := etcdtest.CountByAPIVersion(t, env.EtcdURL(), webAppsKeyPrefix); len(got) != 1 || got[v1.SchemeGroupVersion.String()] == 0 {
 		t.Errorf("etcd holds WebApps at %v after the migration, want all at v1", got)
 	}
 	testutil.Eventually(t, time.Minute, "the StorageMigrationSucceeded event on the CRD", func(ctx context.Context) (bool, error) {
