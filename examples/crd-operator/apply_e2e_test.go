@@ -7,14 +7,11 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/ctrlkit/ctrlkit/controller/envtest"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
 	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
 	webappac "github.com/ctrlkit/ctrlkit/examples/crd-operator/applyconfiguration/api/v1"
@@ -30,20 +27,11 @@ import (
 // would send image "", which the schema refuses), and the prober's
 // condition survives the operator's apply and is not the operator's.
 func TestServerSideApplyE2E(t *testing.T) {
-	env := envtest.StartForTest(t, envtest.Options{Kubectl: true, CRDPaths: []string{"manifests/example.ctrlkit.dev_webapps.yaml"}})
+	env, _ := startOperatorEnv(t, nil, "shop")
 	c := cluster{config: env.RESTConfig(), kubectl: func(ctx context.Context, args ...string) ([]byte, error) {
 		return env.Kubectl(ctx, args...).CombinedOutput()
 	}}
 	ctx := t.Context()
-	for _, f := range []string{"manifests/namespace.yaml", "manifests/role.yaml", "manifests/rbac.yaml"} {
-		if out, err := c.kubectl(ctx, "apply", "-f", f); err != nil {
-			t.Fatalf("kubectl apply -f %s: %v\n%s", f, err, out)
-		}
-	}
-	kube := kubernetes.NewForConfigOrDie(c.config)
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	client, err := typed.NewClient[*v1.WebApp](c.config, v1.Resource)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,9 @@ import (
 	"context"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/ctrlkit/ctrlkit/controller/envtest"
@@ -30,4 +33,26 @@ func startCluster(t *testing.T) cluster {
 			return env.Kubectl(ctx, args...).CombinedOutput()
 		},
 	}
+}
+
+// startOperatorEnv starts a local control plane (API server only) for t
+// with the WebApp CRD, applies the operator's namespace, role and binding,
+// then extra manifests, and creates namespaces: where an operator the test
+// runs in-process finds what its deployment would give it.
+func startOperatorEnv(t *testing.T, extra []string, namespaces ...string) (*envtest.Environment, kubernetes.Interface) {
+	t.Helper()
+	env := envtest.StartForTest(t, envtest.Options{Kubectl: true, CRDPaths: []string{"manifests/example.ctrlkit.dev_webapps.yaml"}})
+	ctx := t.Context()
+	for _, f := range append([]string{"manifests/namespace.yaml", "manifests/role.yaml", "manifests/rbac.yaml"}, extra...) {
+		if out, err := env.Kubectl(ctx, "apply", "-f", f).CombinedOutput(); err != nil {
+			t.Fatalf("kubectl apply -f %s: %v\n%s", f, err, out)
+		}
+	}
+	kube := kubernetes.NewForConfigOrDie(env.RESTConfig())
+	for _, ns := range namespaces {
+		if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return env, kube
 }

@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/cert"
 
-	"github.com/ctrlkit/ctrlkit/controller/envtest"
 	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
 
@@ -31,14 +30,7 @@ import (
 // gets 401, with the token of a service account bound to
 // manifests/metrics.yaml's metrics-reader the metrics.
 func TestWebAppMetricsE2E(t *testing.T) {
-	env := envtest.StartForTest(t, envtest.Options{Kubectl: true, CRDPaths: []string{"manifests/example.ctrlkit.dev_webapps.yaml"}})
-	ctx := t.Context()
-	for _, f := range []string{"manifests/namespace.yaml", "manifests/role.yaml", "manifests/rbac.yaml", "manifests/metrics.yaml"} {
-		if out, err := env.Kubectl(ctx, "apply", "-f", f).CombinedOutput(); err != nil {
-			t.Fatalf("kubectl apply -f %s: %v\n%s", f, err, out)
-		}
-	}
-	kube := kubernetes.NewForConfigOrDie(env.RESTConfig())
+	env, kube := startOperatorEnv(t, []string{"manifests/metrics.yaml"})
 	// Not the probes' 127.0.0.1:0: one address would be one server, and
 	// the probes must stay plain HTTP.
 	mgr := startWebhookOperator(t, env.RESTConfig(), "--metrics-bind-address=localhost:0", "--metrics-secure", "--metrics-cert-from-webhook-secret")

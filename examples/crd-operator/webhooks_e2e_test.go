@@ -36,7 +36,7 @@ import (
 // self-managed certificates, and kubectl creates, updates and deletes
 // WebApps that are defaulted, denied and warned about as the handlers say.
 func TestWebAppWebhooksE2E(t *testing.T) {
-	env := envtest.StartForTest(t, envtest.Options{Kubectl: true, CRDPaths: []string{"manifests/example.ctrlkit.dev_webapps.yaml"}})
+	env, kube := startOperatorEnv(t, nil, "shop")
 	ctx := t.Context()
 	kubectl := func(stdin string, args ...string) (string, error) {
 		cmd := env.Kubectl(ctx, args...)
@@ -45,15 +45,6 @@ func TestWebAppWebhooksE2E(t *testing.T) {
 		}
 		out, err := cmd.CombinedOutput()
 		return string(out), err
-	}
-	for _, f := range []string{"manifests/namespace.yaml", "manifests/role.yaml", "manifests/rbac.yaml"} {
-		if out, err := kubectl("", "apply", "-f", f); err != nil {
-			t.Fatalf("kubectl apply -f %s: %v\n%s", f, err, out)
-		}
-	}
-	kube := kubernetes.NewForConfigOrDie(env.RESTConfig())
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
 	}
 	mgr := startWebhookOperator(t, env.RESTConfig())
 	addr := mgr.GetWebhookServer().Addr()

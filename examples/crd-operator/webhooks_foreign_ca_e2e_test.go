@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
-	"github.com/ctrlkit/ctrlkit/controller/envtest"
 	"github.com/ctrlkit/ctrlkit/controller/webhook/certs"
 	"github.com/ctrlkit/ctrlkit/internal/testutil"
 )
@@ -28,14 +27,8 @@ import (
 // holds the Lease), so no keeper writes the bundle back: the check alone
 // is under test, as on every replica but the elected one.
 func TestWebAppWebhooksForeignCAE2E(t *testing.T) {
-	env := envtest.StartForTest(t, envtest.Options{Kubectl: true, CRDPaths: []string{"manifests/example.ctrlkit.dev_webapps.yaml"}})
+	env, kube := startOperatorEnv(t, nil)
 	ctx := t.Context()
-	for _, f := range []string{"manifests/namespace.yaml", "manifests/role.yaml", "manifests/rbac.yaml"} {
-		if out, err := env.Kubectl(ctx, "apply", "-f", f).CombinedOutput(); err != nil {
-			t.Fatalf("kubectl apply -f %s: %v\n%s", f, err, out)
-		}
-	}
-	kube := kubernetes.NewForConfigOrDie(env.RESTConfig())
 
 	// The certificates the elected replica would have made, and a CA
 	// that has nothing to do with them.

@@ -14,13 +14,10 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/ctrlkit/ctrlkit/controller/envtest"
 	"github.com/ctrlkit/ctrlkit/controller/manager"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
 	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
@@ -43,17 +40,7 @@ import (
 // only, and everything else over HTTP/1.1, as it calls a Service.
 func TestWebAppWebhooksTwoReplicasE2E(t *testing.T) {
 	host := nonLoopbackIP(t)
-	env := envtest.StartForTest(t, envtest.Options{Kubectl: true, CRDPaths: []string{"manifests/example.ctrlkit.dev_webapps.yaml"}})
-	ctx := t.Context()
-	for _, f := range []string{"manifests/namespace.yaml", "manifests/role.yaml", "manifests/rbac.yaml"} {
-		if out, err := env.Kubectl(ctx, "apply", "-f", f).CombinedOutput(); err != nil {
-			t.Fatalf("kubectl apply -f %s: %v\n%s", f, err, out)
-		}
-	}
-	kube := kubernetes.NewForConfigOrDie(env.RESTConfig())
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	env, kube := startOperatorEnv(t, nil, "shop")
 	proxy := startTCPProxy(t, host)
 	start := func(name string) *webhookReplica {
 		r := &webhookReplica{name: name}

@@ -11,13 +11,10 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/ctrlkit/ctrlkit/controller/envtest"
 	"github.com/ctrlkit/ctrlkit/controller/typed"
 	v1 "github.com/ctrlkit/ctrlkit/examples/crd-operator/api/v1"
 	"github.com/ctrlkit/ctrlkit/internal/testutil"
@@ -29,17 +26,8 @@ import (
 // clients see no error: the caBundle holds the old and the new CA until
 // the new serving certificate is served.
 func TestWebAppWebhooksRotationE2E(t *testing.T) {
-	env := envtest.StartForTest(t, envtest.Options{Kubectl: true, CRDPaths: []string{"manifests/example.ctrlkit.dev_webapps.yaml"}})
+	env, kube := startOperatorEnv(t, nil, "shop")
 	ctx := t.Context()
-	for _, f := range []string{"manifests/namespace.yaml", "manifests/role.yaml", "manifests/rbac.yaml"} {
-		if out, err := env.Kubectl(ctx, "apply", "-f", f).CombinedOutput(); err != nil {
-			t.Fatalf("kubectl apply -f %s: %v\n%s", f, err, out)
-		}
-	}
-	kube := kubernetes.NewForConfigOrDie(env.RESTConfig())
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	mgr := startWebhookOperator(t, env.RESTConfig(), "--webhook-cert-validity=30s")
 	installWebhooks(t, kube, mgr.GetWebhookServer().Addr())
 	pointConversionAt(t, env.RESTConfig(), mgr.GetWebhookServer().Addr())
