@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -293,7 +295,7 @@ func benchmark(ctx context.Context, cfg config, spec runSpec, dir string, log io
 	own := writes{{"POST", "deployments"}: int(creates.Load()), {"PATCH", "deployments"}: int(patches.Load())}
 	res.apiWrites = served.all.minus(own)
 	res.conflicts = served.conflicts
-	if res.events, err = countEvents(ctx, client); err != nil {
+	if res.events, err = countEvents(ctx, client, cp.Dir()); err != nil {
 		return res, err
 	}
 	res.reconciles = -1
@@ -361,17 +363,25 @@ const eventSource = "deployment-controller"
 
 // countEvents returns how many event writes the Deployment controller
 // made: each Event it recorded, counted as often as it occurred (a repeat
-// is a PATCH of the same Event).
-func countEvents(ctx context.Context, client kubernetes.Interface) (int, error) {
+// is a PATCH of the same Event). It keeps them in dir as events.tsv, one
+// line each: object, reason, count, when the recorder made it and when
+// kube-apiserver stored it (RFC 3339, whole seconds), message.
+func countEvents(ctx context.Context, client kubernetes.Interface, dir string) (int, error) {
 	list, err := client.CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return 0, fmt.Errorf("list events: %w", err)
 	}
 	n := 0
+	var tsv bytes.Buffer
 	for _, e := range list.Items {
 		if e.Source.Component == eventSource || e.ReportingController == eventSource {
 			n += max(1, int(e.Count))
+			fmt.Fprintf(&tsv, "%s/%s/%s\t%s\t%d\t%s\t%s\t%s\n", e.InvolvedObject.Kind, e.InvolvedObject.Namespace, e.InvolvedObject.Name,
+				e.Reason, e.Count, e.FirstTimestamp.UTC().Format(time.RFC3339), e.CreationTimestamp.UTC().Format(time.RFC3339), e.Message)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "events.tsv"), tsv.Bytes(), 0o644); err != nil {
+		return 0, fmt.Errorf("keep the events: %w", err)
 	}
 	return n, nil
 }
