@@ -54,23 +54,7 @@ func TestWebAppWebhooksE2E(t *testing.T) {
 		got := readyz(t, mgr)
 		return strings.Contains(got, `validatingwebhookconfiguration.admissionregistration.k8s.io "webapp-operator" not found`), errors.New(got)
 	})
-	// The configurations of manifests/webhook/manifests.yaml, calling the operator
-	// at addr, with the caBundle it writes; installed once a dry-run WebApp
-	// has gone through both. The probe is a v1alpha1 WebApp, which the API
-	// server converts to v1 for the webhooks (registered for v1) through the
-	// CRD's conversion webhook, which ConversionPath points at addr too;
-	// InstallWebhooks also waits until the probe has been converted to v1
-	// and back.
-	if err := env.InstallWebhooks(ctx, envtest.WebhookInstallOptions{
-		Paths:          []string{"manifests/webhook/manifests.yaml"},
-		Addr:           addr,
-		SelfManaged:    true,
-		ConversionPath: "/convert",
-		DryRunProbe: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.ctrlkit.dev/v1alpha1", "kind": "WebApp",
-			"metadata": map[string]any{"namespace": "shop"}, "spec": map[string]any{"image": "nginx:1.27"}}},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	installOperatorWebhooks(t, env, addr)
 	testutil.Eventually(t, time.Minute, "/readyz/webhook-certificates to pass", func(context.Context) (bool, error) {
 		got := readyz(t, mgr)
 		return got == "", errors.New(got)
@@ -195,10 +179,35 @@ func readyz(t *testing.T, mgr *manager.Manager) string {
 	return string(body)
 }
 
+// installOperatorWebhooks installs the configurations of
+// manifests/webhook/manifests.yaml, calling the operator at addr, with the
+// caBundle it writes, and returns once a dry-run WebApp in namespace shop
+// has gone through them. The probe is a v1alpha1 WebApp, which the API
+// server converts to v1 for the webhooks (registered for v1) through the
+// CRD's conversion webhook, which ConversionPath points at addr too;
+// InstallWebhooks also waits until the probe has been converted to v1 and
+// back.
+func installOperatorWebhooks(t *testing.T, env *envtest.Environment, addr string) {
+	t.Helper()
+	if err := env.InstallWebhooks(t.Context(), envtest.WebhookInstallOptions{
+		Paths:          []string{"manifests/webhook/manifests.yaml"},
+		Addr:           addr,
+		SelfManaged:    true,
+		ConversionPath: conversionPath,
+		DryRunProbe: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.ctrlkit.dev/v1alpha1", "kind": "WebApp",
+			"metadata": map[string]any{"namespace": "shop"}, "spec": map[string]any{"image": "nginx:1.27"}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // installWebhooks creates the configurations of
 // manifests/webhook/manifests.yaml (generated from the markers),
 // with each webhook's Service replaced by the URL of the server at addr:
-// the test's API server cannot reach a Service.
+// the test's API server cannot reach a Service. Unlike
+// installOperatorWebhooks it does not wait for a request to get through,
+// for the tests where none can yet: a foreign caBundle, and replicas that
+// join their proxy only once ready.
 func installWebhooks(t *testing.T, kube kubernetes.Interface, addr string) {
 	f, err := os.Open("manifests/webhook/manifests.yaml")
 	if err != nil {

@@ -29,8 +29,7 @@ func TestWebAppWebhooksRotationE2E(t *testing.T) {
 	env, kube := startOperatorEnv(t, nil, "shop")
 	ctx := t.Context()
 	mgr := startWebhookOperator(t, env.RESTConfig(), "--webhook-cert-validity=30s")
-	installWebhooks(t, kube, mgr.GetWebhookServer().Addr())
-	pointConversionAt(t, env.RESTConfig(), mgr.GetWebhookServer().Addr())
+	installOperatorWebhooks(t, env, mgr.GetWebhookServer().Addr())
 	testutil.Eventually(t, time.Minute, "/readyz/webhook-certificates to pass", testutil.True(func() bool { return readyz(t, mgr) == "" }))
 
 	webApps, err := typed.NewClient[*v1.WebApp](env.RESTConfig(), v1.Resource)
