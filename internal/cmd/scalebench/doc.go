@@ -82,6 +82,8 @@
 // the rollout: a 30-second CPU profile of each controller process from its
 // start, and at its end each process's /metrics and allocations
 // (/debug/pprof/allocs) and kube-apiserver's /metrics (the server's own
-// latencies, which tell a slower controller from a slower machine). The
-// log gives when half and nine tenths of the Deployments were done.
+// latencies, which tell a slower controller from a slower machine); and
+// at the run's end the Deployment controller's events, in events.tsv, with
+// when each was recorded and when it was stored. The log gives when half
+// and nine tenths of the Deployments were done.
 package main
