@@ -91,22 +91,26 @@ func TestDebounceBurstGivesOneReconcile(t *testing.T) {
 	}
 }
 
-// A key under a constant stream of events is still reconciled, at least
-// once per maximum wait.
+// A key under a constant stream of events is still reconciled: at most the
+// maximum wait after the first event of each burst, as DebounceMaxWait
+// says. The events come every 0.4s, which divides neither wait, so that
+// none lands at the instant of a reconcile, where which of the two goes
+// first would decide whether it starts the next burst.
 func TestDebounceMaxWaitBoundsAStream(t *testing.T) {
-	opts := controller.Options[string]{Logger: logr.Discard(), Debounce: time.Second, DebounceMaxWait: 3 * time.Second}
+	const every, maxWait = 400 * time.Millisecond, 3 * time.Second
+	opts := controller.Options[string]{Logger: logr.Discard(), Debounce: time.Second, DebounceMaxWait: maxWait}
 	at := debounced(t, opts, func(ctx context.Context, client *fake.Clientset) {
-		updateEvery(ctx, t, client, 24, 500*time.Millisecond) // an event every 0.5s for 12s
+		updateEvery(ctx, t, client, 30, every) // the create, then an event every 0.4s for 12s
 	})
 	if len(at) < 4 {
 		t.Fatalf("reconciles at %v; want one at least every 3s of the 12s stream", at)
 	}
-	prev := time.Duration(0)
-	for _, a := range at[:4] {
-		if a-prev > 3*time.Second+100*time.Millisecond {
-			t.Errorf("reconciles at %v: a gap of %s, above the maximum wait", at, a-prev)
+	burst := time.Duration(0) // the first event after the previous reconcile
+	for _, r := range at[:4] {
+		if r-burst > maxWait {
+			t.Errorf("reconciles at %v: the one at %s came %s after its burst's first event at %s, above the maximum wait", at, r, r-burst, burst)
 		}
-		prev = a
+		burst = (r/every + 1) * every
 	}
 }
 
